@@ -1,0 +1,164 @@
+// Package data holds the Dataset type shared by every part of dimred and
+// the readers and writers of the file formats people use for it (CSV,
+// LIBSVM/svmlight, ARFF, NumPy .npy, MATLAB v5 .mat, any of them gzipped).
+package data
+
+import (
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Unlabeled is the label of a row without a class (semi-supervised data).
+const Unlabeled = -1
+
+// Dataset is a table of samples: X has one sample per row. Y holds one
+// label per row, 0..C-1, or Unlabeled (-1); Y is nil for data without
+// labels. ClassNames[c] is the original name of class c (for example the
+// ARFF nominal value or the CSV label text); FeatureNames[j] names column j.
+type Dataset struct {
+	Name         string
+	X            *mat.Dense
+	Y            []int
+	FeatureNames []string
+	ClassNames   []string
+}
+
+// Dims returns the number of rows and columns of X.
+func (d *Dataset) Dims() (n, p int) {
+	if d == nil || d.X == nil {
+		return 0, 0
+	}
+	return d.X.Dims()
+}
+
+// NumClasses returns the number of classes (len(ClassNames) if set,
+// otherwise 1 + the largest label).
+func (d *Dataset) NumClasses() int {
+	if len(d.ClassNames) > 0 {
+		return len(d.ClassNames)
+	}
+	return NumClasses(d.Y)
+}
+
+// Validate checks that X is non-empty and finite and that Y, when present,
+// has one entry per row with values in [-1, C). The error names the
+// dataset, the rule and the offending value.
+func (d *Dataset) Validate() error {
+	if d == nil || d.X == nil {
+		return fmt.Errorf("dataset %q: no data", d.name())
+	}
+	if err := CheckFinite(d.name(), d.X); err != nil {
+		return err
+	}
+	n, _ := d.X.Dims()
+	if d.Y != nil && len(d.Y) != n {
+		return fmt.Errorf("dataset %q: %d labels for %d rows", d.name(), len(d.Y), n)
+	}
+	c := d.NumClasses()
+	for i, v := range d.Y {
+		if v < -1 || (len(d.ClassNames) > 0 && v >= c) {
+			return fmt.Errorf("dataset %q: row %d has label %d, want -1 (unlabeled) or 0..%d", d.name(), i+1, v, c-1)
+		}
+	}
+	return nil
+}
+
+func (d *Dataset) name() string {
+	if d == nil || d.Name == "" {
+		return "input"
+	}
+	return d.Name
+}
+
+// Subset returns the rows idx of d (X copied, labels and names shared).
+func (d *Dataset) Subset(idx []int) *Dataset {
+	_, p := d.X.Dims()
+	x := mat.NewDense(max(len(idx), 1), p, nil)
+	if len(idx) == 0 {
+		x = &mat.Dense{}
+	}
+	var y []int
+	if d.Y != nil {
+		y = make([]int, len(idx))
+	}
+	for k, i := range idx {
+		x.SetRow(k, d.X.RawRowView(i))
+		if y != nil {
+			y[k] = d.Y[i]
+		}
+	}
+	return &Dataset{Name: d.Name, X: x, Y: y, FeatureNames: d.FeatureNames, ClassNames: d.ClassNames}
+}
+
+// CheckFinite returns an error naming what, the row and the column (1-based)
+// of the first NaN or Inf entry of x.
+func CheckFinite(what string, x mat.Matrix) error {
+	r, c := x.Dims()
+	if r == 0 || c == 0 {
+		return fmt.Errorf("%s: empty matrix (%d×%d)", what, r, c)
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := x.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("%s: row %d, column %d is %v; values must be finite", what, i+1, j+1, v)
+			}
+		}
+	}
+	return nil
+}
+
+// NumClasses returns 1 + the largest label in y (0 if none is labelled).
+func NumClasses(y []int) int {
+	c := 0
+	for _, v := range y {
+		if v+1 > c {
+			c = v + 1
+		}
+	}
+	return c
+}
+
+// ClassCounts returns the number of rows of each class 0..C-1 (unlabeled
+// rows are not counted).
+func ClassCounts(y []int) []int {
+	counts := make([]int, NumClasses(y))
+	for _, v := range y {
+		if v >= 0 {
+			counts[v]++
+		}
+	}
+	return counts
+}
+
+// Relabel maps arbitrary integer labels (keeping -1 as Unlabeled) to
+// 0..C-1 in increasing order of the original value, and returns the new
+// labels and the original value of each class.
+func Relabel(y []int) (out []int, orig []int) {
+	seen := map[int]bool{}
+	for _, v := range y {
+		if v != Unlabeled {
+			seen[v] = true
+		}
+	}
+	for v := range seen {
+		orig = append(orig, v)
+	}
+	sort.Ints(orig)
+	idx := make(map[int]int, len(orig))
+	for i, v := range orig {
+		idx[v] = i
+	}
+	out = make([]int, len(y))
+	for i, v := range y {
+		if v == Unlabeled {
+			out[i] = Unlabeled
+		} else {
+			out[i] = idx[v]
+		}
+	}
+	return out, orig
+}

@@ -1,0 +1,105 @@
+// Package graph holds the graphs of the graph-embedding framework as
+// symmetric n×n operators on the training rows: class graphs (constant on
+// class blocks, stored as a C×C block matrix plus a diagonal), the
+// identity, and dense matrices. Neighbourhood graphs (sparse) plug in
+// through the same Operator interface.
+package graph
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Operator is a symmetric n×n matrix over the training rows, given by its
+// action. The engine forms Φᵀ·G·Φ from Apply and never needs G densely
+// unless a dense solver is chosen.
+type Operator interface {
+	// Size is n.
+	Size() int
+	// Apply returns G·M for an n×m matrix M (M is not modified).
+	Apply(m *mat.Dense) *mat.Dense
+	// Dense returns G as a dense symmetric matrix.
+	Dense() *mat.SymDense
+}
+
+// Identity is the n×n identity operator.
+type Identity int
+
+// Size implements Operator.
+func (id Identity) Size() int { return int(id) }
+
+// Apply implements Operator (returns a copy of m).
+func (id Identity) Apply(m *mat.Dense) *mat.Dense { return mat.DenseCopyOf(m) }
+
+// Dense implements Operator.
+func (id Identity) Dense() *mat.SymDense {
+	s := mat.NewSymDense(int(id), nil)
+	for i := 0; i < int(id); i++ {
+		s.SetSym(i, i, 1)
+	}
+	return s
+}
+
+// Dense wraps a symmetric matrix as an Operator.
+type Dense struct{ M *mat.SymDense }
+
+// Size implements Operator.
+func (d Dense) Size() int { return d.M.SymmetricDim() }
+
+// Apply implements Operator.
+func (d Dense) Apply(m *mat.Dense) *mat.Dense {
+	var out mat.Dense
+	out.Mul(d.M, m)
+	return &out
+}
+
+// Dense implements Operator.
+func (d Dense) Dense() *mat.SymDense { return d.M }
+
+// Sum is Σ Coefᵢ·Opsᵢ (for example a Laplacian D − W, or A + εI).
+type Sum struct {
+	Coef []float64
+	Ops  []Operator
+}
+
+// Size implements Operator.
+func (s Sum) Size() int { return s.Ops[0].Size() }
+
+// Apply implements Operator.
+func (s Sum) Apply(m *mat.Dense) *mat.Dense {
+	var out *mat.Dense
+	for i, op := range s.Ops {
+		t := op.Apply(m)
+		t.Scale(s.Coef[i], t)
+		if out == nil {
+			out = t
+		} else {
+			out.Add(out, t)
+		}
+	}
+	return out
+}
+
+// Dense implements Operator.
+func (s Sum) Dense() *mat.SymDense {
+	n := s.Size()
+	out := mat.NewSymDense(n, nil)
+	for i, op := range s.Ops {
+		d := op.Dense()
+		for r := 0; r < n; r++ {
+			for c := r; c < n; c++ {
+				out.SetSym(r, c, out.At(r, c)+s.Coef[i]*d.At(r, c))
+			}
+		}
+	}
+	return out
+}
+
+// CheckSize returns an error unless op is n×n.
+func CheckSize(name string, op Operator, n int) error {
+	if op.Size() != n {
+		return fmt.Errorf("graph %s is %d×%d but there are %d training rows", name, op.Size(), op.Size(), n)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func randMat(seed uint64, n, d int) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// Gram (blockwise, matrix products) equals the direct formula.
+func TestGramMatchesDefinition(t *testing.T) {
+	x := randMat(1, 300, 5) // more rows than one block
+	y := randMat(2, 7, 5)
+	cases := []Kernel{Linear(), RBF(1.3), {Type: "rbf", Gamma: 0.2}, Poly(3, 1), {Type: "sigmoid", Gamma: 0.1, Offset: -0.5},
+		Sum([]float64{0.3, 0.7}, RBF(1), Poly(2, 0))}
+	for _, k := range cases {
+		g, err := k.Gram(x, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 300; i += 37 {
+			for j := 0; j < 7; j++ {
+				want := k.Eval(x.RawRowView(i), y.RawRowView(j))
+				if math.Abs(g.At(i, j)-want) > 1e-12*(1+math.Abs(want)) {
+					t.Fatalf("%s: G[%d][%d] = %g, want %g", k, i, j, g.At(i, j), want)
+				}
+			}
+		}
+	}
+}
+
+// The RBF convention: exp(−‖x−y‖²/(2σ²)), and gamma = 1/(2σ²).
+func TestRBFConvention(t *testing.T) {
+	a, b := []float64{0, 0}, []float64{3, 4} // ‖a−b‖² = 25
+	if got, want := RBF(2).Eval(a, b), math.Exp(-25.0/8); math.Abs(got-want) > 1e-15 {
+		t.Fatalf("rbf σ=2: %g, want %g", got, want)
+	}
+	if got, want := (Kernel{Type: "rbf", Gamma: 0.125}).Eval(a, b), math.Exp(-25.0/8); math.Abs(got-want) > 1e-15 {
+		t.Fatalf("rbf γ=1/8: %g, want %g", got, want)
+	}
+	k, err := Parse("rbf:sigma=2")
+	if err != nil || k.Sigma != 2 {
+		t.Fatalf("Parse: %v %v", k, err)
+	}
+}
+
+func TestCentering(t *testing.T) {
+	x := randMat(3, 40, 3)
+	xt := randMat(4, 9, 3)
+	k := RBF(1)
+	g, _ := k.Gram(x, nil)
+	raw := mat.DenseCopyOf(g)
+	c, err := CenterGram(g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// H·K·H directly.
+	n := 40
+	h := mat.NewDense(n, n, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := -1.0 / float64(n)
+			if i == j {
+				v += 1
+			}
+			h.Set(i, j, v)
+		}
+	}
+	var hk, hkh mat.Dense
+	hk.Mul(h, raw)
+	hkh.Mul(&hk, h)
+	if !mat.EqualApprox(&hkh, g, 1e-12) {
+		t.Fatal("CenterGram differs from H·K·H")
+	}
+	// Centring the training rows as test rows reproduces K̃.
+	again := mat.DenseCopyOf(raw)
+	if err := c.CenterRows(again); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(again, g, 1e-12) {
+		t.Fatal("CenterRows on the training rows differs from CenterGram")
+	}
+	// Test rows: φ(x) − mean φ, inner products with centred training φ —
+	// checked with the linear kernel where φ(x) = x.
+	lg, _ := Linear().Gram(x, nil)
+	lc, _ := CenterGram(lg)
+	kt, _ := Linear().Gram(xt, x)
+	if err := lc.CenterRows(kt); err != nil {
+		t.Fatal(err)
+	}
+	mu := make([]float64, 3)
+	for i := 0; i < n; i++ {
+		for j := 0; j < 3; j++ {
+			mu[j] += x.At(i, j) / float64(n)
+		}
+	}
+	for i := 0; i < 9; i++ {
+		for j := 0; j < n; j++ {
+			want := 0.0
+			for c := 0; c < 3; c++ {
+				want += (xt.At(i, c) - mu[c]) * (x.At(j, c) - mu[c])
+			}
+			if math.Abs(kt.At(i, j)-want) > 1e-12 {
+				t.Fatalf("centred test kernel (%d,%d) = %g, want %g", i, j, kt.At(i, j), want)
+			}
+		}
+	}
+}
+
+func TestGramDeterministicAcrossGOMAXPROCS(t *testing.T) {
+	x := randMat(5, 500, 20)
+	old := runtime.GOMAXPROCS(1)
+	defer runtime.GOMAXPROCS(old)
+	g1, _ := RBF(1).Gram(x, nil)
+	runtime.GOMAXPROCS(4)
+	g4, _ := RBF(1).Gram(x, nil)
+	if !mat.Equal(g1, g4) {
+		t.Fatal("Gram differs between GOMAXPROCS=1 and 4")
+	}
+}
+
+func TestKernelBadInput(t *testing.T) {
+	for _, spec := range []string{"rbf:sigma=0", "rbf:sigma=-1", "rbf:sigma=x", "poly:degree=1.5", "bogus", "rbf:foo=1", "rbf:sigma"} {
+		if _, err := Parse(spec); err == nil {
+			t.Errorf("Parse(%q) accepted", spec)
+		}
+	}
+	if _, err := Sum([]float64{-1}, RBF(1)).Gram(randMat(1, 3, 2), nil); err == nil {
+		t.Error("negative sum weight accepted")
+	}
+	if _, err := RBF(1).Gram(randMat(1, 3, 2), randMat(1, 3, 3)); err == nil {
+		t.Error("column mismatch accepted")
+	}
+}

@@ -1,0 +1,254 @@
+// Package linalg holds the dense eigen-solvers of dimred: the symmetric
+// eigenproblem (top-k at either end), the generalized symmetric-definite
+// problem A·v = λ·B·v with a ridge and rank handling (gonum has no
+// generalized symmetric solver), deterministic ordering and sign fixing,
+// and principal angles between subspaces for tests and diagnostics.
+package linalg
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Order says which end of the spectrum a solver returns.
+type Order int
+
+const (
+	// Largest returns eigenvalues in decreasing order.
+	Largest Order = iota
+	// Smallest returns eigenvalues in increasing order.
+	Smallest
+)
+
+// SymEig returns the k eigenpairs of the symmetric matrix a at the end of
+// the spectrum given by order (k ≤ 0 means all), as values and the matrix
+// whose columns are the unit eigenvectors, signs fixed by FixSigns.
+//
+// The full decomposition is computed with gonum's EigenSym (a = Q·Λ·Qᵀ);
+// iterative solvers for large sparse problems live elsewhere.
+func SymEig(a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) {
+	n := a.SymmetricDim()
+	if n == 0 {
+		return nil, nil, errors.New("linalg: empty matrix")
+	}
+	if err := checkFiniteSym(a); err != nil {
+		return nil, nil, err
+	}
+	var es mat.EigenSym
+	if ok := es.Factorize(a, true); !ok {
+		return nil, nil, errors.New("linalg: symmetric eigen-decomposition did not converge")
+	}
+	vals := es.Values(nil) // ascending
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	return selectPairs(vals, &vecs, k, order), selectVecs(vals, &vecs, k, order), nil
+}
+
+func checkFiniteSym(a mat.Symmetric) error {
+	n := a.SymmetricDim()
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			v := a.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("linalg: matrix entry (%d,%d) is %v", i, j, v)
+			}
+		}
+	}
+	return nil
+}
+
+// order of indices into ascending vals for the requested end.
+func pickIndex(n, k int, order Order) []int {
+	if k <= 0 || k > n {
+		k = n
+	}
+	idx := make([]int, k)
+	for i := range idx {
+		if order == Largest {
+			idx[i] = n - 1 - i
+		} else {
+			idx[i] = i
+		}
+	}
+	return idx
+}
+
+func selectPairs(vals []float64, _ *mat.Dense, k int, order Order) []float64 {
+	idx := pickIndex(len(vals), k, order)
+	out := make([]float64, len(idx))
+	for i, j := range idx {
+		out[i] = vals[j]
+	}
+	return out
+}
+
+func selectVecs(vals []float64, vecs *mat.Dense, k int, order Order) *mat.Dense {
+	idx := pickIndex(len(vals), k, order)
+	r, _ := vecs.Dims()
+	out := mat.NewDense(r, len(idx), nil)
+	for c, j := range idx {
+		for i := 0; i < r; i++ {
+			out.Set(i, c, vecs.At(i, j))
+		}
+	}
+	FixSigns(out)
+	return out
+}
+
+// FixSigns flips the sign of every column of v so that its entry of largest
+// magnitude is positive (the first such entry on ties), making eigenvector
+// output deterministic; scikit-learn's svd_flip follows the same rule.
+func FixSigns(v *mat.Dense) {
+	r, c := v.Dims()
+	for j := 0; j < c; j++ {
+		best, bi := -1.0, 0
+		for i := 0; i < r; i++ {
+			if a := math.Abs(v.At(i, j)); a > best*(1+1e-12) {
+				best, bi = a, i
+			}
+		}
+		if v.At(bi, j) < 0 {
+			for i := 0; i < r; i++ {
+				v.Set(i, j, -v.At(i, j))
+			}
+		}
+	}
+}
+
+// GenOptions configures GenSymEig.
+type GenOptions struct {
+	// Ridge is added to the diagonal of B before the reduction
+	// (B + Ridge·I). Zero means no ridge.
+	Ridge float64
+	// RankTol: eigenvalues of B (after the ridge) at most RankTol times the
+	// largest are treated as zero, and the problem is solved on the range
+	// of B (the null space of B carries no constraint and is dropped).
+	// If zero, it is defaulted to 1e-10.
+	RankTol float64
+	// Order says which end of the spectrum to return.
+	Order Order
+}
+
+// GenSymEig solves the generalized symmetric-definite eigenproblem
+//
+//	A·v = λ·B·v,   vᵀ·B·v = 1,
+//
+// for the k eigenpairs at the end given by opt.Order (k ≤ 0: all that
+// exist on the range of B). B is reduced through its eigen-decomposition
+// B = Q·Λ·Qᵀ: with P = Q_r·Λ_r^{-1/2} over the r eigenvalues above the rank
+// tolerance, the problem becomes the standard symmetric one
+// (Pᵀ·A·P)·z = λ·z with v = P·z. When B is singular this solves the problem
+// restricted to range(B) (so at most r pairs exist), which is the usual
+// meaning of a rank-deficient constraint; a ridge makes B definite.
+// Columns of the returned matrix are B-orthonormal and sign-fixed.
+func GenSymEig(a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense, error) {
+	n := a.SymmetricDim()
+	if b.SymmetricDim() != n {
+		return nil, nil, fmt.Errorf("linalg: A is %d×%d but B is %d×%d", n, n, b.SymmetricDim(), b.SymmetricDim())
+	}
+	if err := checkFiniteSym(b); err != nil {
+		return nil, nil, fmt.Errorf("constraint matrix B: %w", err)
+	}
+	tol := opt.RankTol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	bb := mat.NewSymDense(n, nil)
+	bb.CopySym(b)
+	if opt.Ridge != 0 {
+		for i := 0; i < n; i++ {
+			bb.SetSym(i, i, bb.At(i, i)+opt.Ridge)
+		}
+	}
+	bvals, bvecs, err := SymEig(bb, 0, Largest)
+	if err != nil {
+		return nil, nil, fmt.Errorf("constraint matrix B: %w", err)
+	}
+	if bvals[0] <= 0 {
+		return nil, nil, errors.New("linalg: constraint matrix B has no positive eigenvalue (it is zero or negative semi-definite)")
+	}
+	r := 0
+	for r < n && bvals[r] > tol*bvals[0] {
+		r++
+	}
+	p := mat.NewDense(n, r, nil)
+	for j := 0; j < r; j++ {
+		s := 1 / math.Sqrt(bvals[j])
+		for i := 0; i < n; i++ {
+			p.Set(i, j, bvecs.At(i, j)*s)
+		}
+	}
+	c := Congruence(a, p)
+	vals, z, err := SymEig(c, k, opt.Order)
+	if err != nil {
+		return nil, nil, err
+	}
+	var v mat.Dense
+	v.Mul(p, z)
+	FixSigns(&v)
+	return vals, &v, nil
+}
+
+// Congruence returns the symmetric matrix Pᵀ·A·P.
+func Congruence(a mat.Symmetric, p mat.Matrix) *mat.SymDense {
+	var ap, c mat.Dense
+	ap.Mul(a, p)
+	c.Mul(p.T(), &ap)
+	return Symmetrize(&c)
+}
+
+// Symmetrize returns (M + Mᵀ)/2 as a SymDense; M must be square.
+func Symmetrize(m mat.Matrix) *mat.SymDense {
+	n, _ := m.Dims()
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, 0.5*(m.At(i, j)+m.At(j, i)))
+		}
+	}
+	return s
+}
+
+// PrincipalAngles returns the principal angles (radians, ascending) between
+// the column spaces of a and b, from the singular values of Qaᵀ·Qb where
+// Qa, Qb are orthonormal bases (thin QR). Used to compare subspaces whose
+// bases differ by signs, order or rotation within degenerate eigenspaces.
+func PrincipalAngles(a, b mat.Matrix) ([]float64, error) {
+	qa, err := orthonormalBasis(a)
+	if err != nil {
+		return nil, err
+	}
+	qb, err := orthonormalBasis(b)
+	if err != nil {
+		return nil, err
+	}
+	var m mat.Dense
+	m.Mul(qa.T(), qb)
+	var svd mat.SVD
+	if !svd.Factorize(&m, mat.SVDNone) {
+		return nil, errors.New("linalg: SVD failed in PrincipalAngles")
+	}
+	s := svd.Values(nil)
+	ang := make([]float64, len(s))
+	for i, v := range s {
+		ang[i] = math.Acos(math.Min(1, math.Max(-1, v)))
+	}
+	sort.Float64s(ang)
+	return ang, nil
+}
+
+func orthonormalBasis(a mat.Matrix) (*mat.Dense, error) {
+	r, c := a.Dims()
+	if r < c {
+		return nil, fmt.Errorf("linalg: basis with %d columns in dimension %d", c, r)
+	}
+	var qr mat.QR
+	qr.Factorize(a)
+	var q mat.Dense
+	qr.QTo(&q)
+	return mat.DenseCopyOf(q.Slice(0, r, 0, c)), nil
+}

@@ -1,0 +1,215 @@
+package method
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/linalg"
+)
+
+func errNoRows(name string) error { return fmt.Errorf("%s: no training rows", name) }
+
+// LDA is Fisher's linear discriminant analysis:
+//
+//	max tr(Wᵀ·S_b·W)  subject to  Wᵀ·S_w·W = I,
+//
+// with S_b = X̄ᵀ·(W_c − 11ᵀ/n)·X̄ and S_w = X̄ᵀ·(I − W_c)·X̄ for the class
+// graph W_c (graph.ClassMeans). At most C−1 dimensions. When S_w is
+// singular (d ≥ n − C, the faces case) the rows are first projected on
+// their leading min(n − C, rank S_t) principal components (PCA+LDA, the
+// "Fisherfaces" protocol used as the LDA baseline of seeds 000-004) unless
+// Ridge > 0, which solves with S_w + Ridge·I instead. Values are the
+// generalized eigenvalues λ = wᵀS_bw / wᵀS_ww. Unlabeled rows (−1) are
+// ignored.
+type LDA struct {
+	// Ridge, if > 0, regularises S_w instead of the PCA step.
+	Ridge float64
+}
+
+// Fit implements Method.
+func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled("lda", x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	c := classesPresent(y)
+	if dims > c-1 {
+		return nil, fmt.Errorf("lda: %d dimensions requested, but LDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+	}
+	prob := &embed.Problem{Space: embed.Linear{}, Objective: graph.BetweenClass(y),
+		Constraint: graph.WithinClass(y), Ridge: m.Ridge, Dims: dims, MaxDims: c - 1, Solver: embed.Dense}
+	if m.Ridge > 0 || !withinSingular(x, y) {
+		return fit("lda", prob, x)
+	}
+	n, _ := x.Dims()
+	pca, err := PCA{}.Fit(x, nil, 0)
+	if err != nil {
+		return nil, fmt.Errorf("lda: PCA step: %w", err)
+	}
+	keep := min(n-c, pca.Dims())
+	if keep < c-1 || keep < 1 {
+		return nil, fmt.Errorf("lda: within-class scatter is singular and only %d rows for %d classes; PCA+LDA needs n − C ≥ C − 1", n, c)
+	}
+	pcaK, err := embed.Truncate(pca.(*Fitted).Model, keep)
+	if err != nil {
+		return nil, err
+	}
+	z, err := pcaK.Transform(x)
+	if err != nil {
+		return nil, err
+	}
+	lda, err := fit("lda", prob, z)
+	if err != nil {
+		return nil, err
+	}
+	lda.Model = embed.Compose(pcaK, lda.Model)
+	return lda, nil
+}
+
+// withinSingular reports whether S_w is numerically singular (its smallest
+// eigenvalue at most 1e-10 times its largest).
+func withinSingular(x *mat.Dense, y []int) bool {
+	n, d := x.Dims()
+	if d > n-classesPresent(y) {
+		return true
+	}
+	xc := embed.CenterRows(x, embed.ColMeans(x))
+	var s mat.Dense
+	s.Mul(xc.T(), graph.WithinClass(y).Apply(xc))
+	vals, _, err := linalg.SymEig(linalg.Symmetrize(&s), 0, linalg.Largest)
+	if err != nil {
+		return true
+	}
+	return vals[len(vals)-1] <= 1e-10*vals[0]
+}
+
+func classesPresent(y []int) int {
+	seen := map[int]bool{}
+	for _, v := range y {
+		if v >= 0 {
+			seen[v] = true
+		}
+	}
+	return len(seen)
+}
+
+// GDA is generalized discriminant analysis (Baudat and Anouar 2000; kernel
+// Fisher discriminant; a baseline of seeds 000 and 004): in the kernel
+// space with centred Gram matrix K̃,
+//
+//	max tr(Aᵀ·K̃·(W_c − 11ᵀ/n)·K̃·A)  subject to  Aᵀ·K̃·K̃·A = I,
+//
+// i.e. between-class over total scatter in feature space. The objective
+// graph is constant on class blocks, so the solution lies in the span of
+// K̃⁺·(centred class indicators) (seed 002 Theorem 1; DESIGN.md): the
+// default solver is spectral regression — the C−1 centred indicator
+// responses, A = (K̃ + α·I)⁻¹·Y, then a Rayleigh–Ritz step that orders the
+// directions by the objective — O(n³/3) for one Cholesky instead of two
+// n×n eigen-decompositions. Solver "dense" solves the n×n generalized
+// problem with the regularised constraint K̃K̃ + α·K̃ (a penalty α‖w‖² in
+// feature space); because the between-class graph is a projection the two
+// routes give exactly the same subspace for every α (tested).
+//
+// Alpha is the regulariser, relative to the mean diagonal of K̃ (so that
+// it does not depend on the kernel's scale). With α → 0 every training row of a class maps
+// to the same point (all eigenvalues 1) and the method interpolates the
+// labels; a positive α trades that for generalisation. Default: see
+// DefaultGDAAlpha.
+type GDA struct {
+	Kernel kernel.Kernel // zero: RBF σ = 1
+	Alpha  float64       // zero: DefaultGDAAlpha
+	Solver embed.Solver
+}
+
+// DefaultGDAAlpha is the default regulariser of GDA (relative to the mean
+// diagonal of K̃; chosen from the UCI measurements in docs/reproduction.md).
+const DefaultGDAAlpha = 1e-3
+
+// Fit implements Method.
+func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled("gda", x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	c := classesPresent(y)
+	if dims > c-1 {
+		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+	}
+	n, _ := x.Dims()
+	k := defaultKernel(m.Kernel)
+	alpha := m.Alpha
+	if alpha == 0 {
+		alpha = DefaultGDAAlpha
+	}
+	if alpha < 0 {
+		return nil, errors.New("gda: alpha must be ≥ 0")
+	}
+	rel, err := meanKernelDiag(k, x)
+	if err != nil {
+		return nil, fmt.Errorf("gda: %w", err)
+	}
+	prob := &embed.Problem{Space: embed.Kernel{K: k}, Objective: graph.BetweenClass(y),
+		Constraint: graph.Identity(n), Dims: dims, MaxDims: c - 1, Solver: m.Solver,
+		Ridge: alpha * rel, DropZero: true}
+	return fit("gda", prob, x)
+}
+
+// meanKernelDiag returns the mean diagonal of the centred Gram matrix
+// (the average squared distance of a row from the feature-space mean), the
+// scale relative to which kernel regularisers are given.
+func meanKernelDiag(k kernel.Kernel, x *mat.Dense) (float64, error) {
+	n, _ := x.Dims()
+	g, err := k.Gram(x, nil)
+	if err != nil {
+		return 0, err
+	}
+	if _, err := kernel.CenterGram(g); err != nil {
+		return 0, err
+	}
+	t := 0.0
+	for i := 0; i < n; i++ {
+		t += g.At(i, i)
+	}
+	if t <= 0 {
+		return 0, errors.New("the centred Gram matrix is zero (all rows identical in feature space)")
+	}
+	return t / float64(n), nil
+}
+
+func init() {
+	Register(Info{
+		Name: "lda", Title: "Linear discriminant analysis (PCA+LDA when S_w is singular)", Family: "discriminant",
+		Supervision: "supervised", Space: "linear", Paper: "baseline in seeds 000-004 (Fisherfaces PCA step)",
+		MaxDims: "C−1",
+		Params:  []Param{{"ridge", "0", "if > 0, solve with S_w + ridge·I instead of the PCA step"}},
+		New: func(p Params) (Method, error) {
+			r, err := p.Float("ridge", 0, 0, false)
+			return LDA{Ridge: r}, err
+		},
+	})
+	Register(Info{
+		Name: "gda", Title: "Generalized discriminant analysis (kernel Fisher discriminant)", Family: "discriminant",
+		Supervision: "supervised", Space: "kernel", Paper: "baseline in seeds 000, 004 (Baudat & Anouar 2000)",
+		MaxDims: "C−1",
+		Params: append(append([]Param{}, KernelParams...),
+			Param{"alpha", fmt.Sprint(DefaultGDAAlpha), "regulariser relative to the mean diagonal of K̃ (kernel ridge of the regression route)"},
+			Param{"solver", "regression", "regression (spectral regression, fast) or dense (n×n generalized eigenproblem)"}),
+		New: func(p Params) (Method, error) {
+			k, err := p.Kernel(kernel.RBF(1))
+			if err != nil {
+				return nil, err
+			}
+			a, err := p.Float("alpha", DefaultGDAAlpha, 0, true)
+			if err != nil {
+				return nil, err
+			}
+			s, err := p.String("solver", "regression", "regression", "dense")
+			return GDA{Kernel: k, Alpha: a, Solver: embed.Solver(s)}, err
+		},
+	})
+}

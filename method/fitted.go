@@ -1,0 +1,64 @@
+package method
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
+)
+
+// Fitted is the model every method returns: the engine's model (which does
+// the transform) plus the eigenvalues of its directions.
+type Fitted struct {
+	embed.Model
+	// Name is the method's CLI name.
+	Name string
+	// Values are the eigenvalues (objective values) of the directions, in
+	// output order; their meaning is given by each method.
+	Values []float64
+}
+
+func fit(name string, p *embed.Problem, x *mat.Dense) (*Fitted, error) {
+	r, err := p.Fit(x)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Fitted{Model: r.Model, Name: name, Values: r.Values}, nil
+}
+
+// labelled returns the rows of x whose label is not −1 and their labels,
+// after checking that y has one label per row and at least two classes
+// with at least minPerClass rows each.
+func labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, []int, error) {
+	if x == nil {
+		return nil, nil, fmt.Errorf("%s: no training rows", name)
+	}
+	n, _ := x.Dims()
+	if y == nil {
+		return nil, nil, fmt.Errorf("%s: supervised method needs labels", name)
+	}
+	if err := graph.CheckLabels(y, n, minPerClass); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var idx []int
+	for i, v := range y {
+		if v >= 0 {
+			idx = append(idx, i)
+		}
+	}
+	if len(idx) == n {
+		return x, compact(y), nil
+	}
+	ds := (&data.Dataset{X: x, Y: y}).Subset(idx)
+	return ds.X, compact(ds.Y), nil
+}
+
+// compact relabels y to 0..C'-1 over the classes present (so that empty
+// classes, for example in a cross-validation fold, leave no empty blocks).
+func compact(y []int) []int {
+	out, _ := data.Relabel(y)
+	return out
+}

@@ -1,0 +1,85 @@
+package method
+
+import (
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/kernel"
+)
+
+// PCA is principal component analysis: with X̄ the centred training rows,
+//
+//	max tr(Wᵀ·X̄ᵀ·X̄·W)  subject to  Wᵀ·W = I,
+//
+// the graph-embedding form with the identity graph (a baseline of every
+// paper; seed 000 §V). Directions with zero variance are dropped, so at
+// most min(n−1, d) dimensions exist. Values are eigenvalues of X̄ᵀX̄; the
+// explained variances (n−1 denominator, as scikit-learn) are
+// ExplainedVariance.
+type PCA struct{}
+
+// Fit implements Method (labels are ignored).
+func (PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
+	if x == nil {
+		return nil, errNoRows("pca")
+	}
+	n, _ := x.Dims()
+	return fit("pca", &embed.Problem{Space: embed.Linear{}, Objective: graph.Identity(n), Dims: dims, DropZero: true}, x)
+}
+
+// ExplainedVariance returns the variance along each direction of a PCA or
+// KPCA fit on n rows: Values/(n−1) for PCA; for KPCA the eigenvalues of the
+// centred Gram matrix are reported unscaled (as scikit-learn's
+// eigenvalues_), so use Values directly.
+func ExplainedVariance(f *Fitted, n int) []float64 {
+	out := make([]float64, len(f.Values))
+	for i, v := range f.Values {
+		out[i] = v / float64(n-1)
+	}
+	return out
+}
+
+// KPCA is kernel PCA (Schölkopf et al.; a baseline of seeds 000 and 004):
+// with K̃ the centred Gram matrix, the directions are the leading
+// eigenvectors uᵢ of K̃ scaled to unit norm in feature space
+// (αᵢ = uᵢ/√λᵢ), so the training rows map to uᵢ·√λᵢ and new rows to
+// αᵀ·k̃(x). At most the number of positive eigenvalues (≤ n−1).
+type KPCA struct {
+	Kernel kernel.Kernel // zero value: RBF σ = 1
+}
+
+// Fit implements Method (labels are ignored).
+func (m KPCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
+	if x == nil {
+		return nil, errNoRows("kpca")
+	}
+	n, _ := x.Dims()
+	return fit("kpca", &embed.Problem{Space: embed.Kernel{K: defaultKernel(m.Kernel)}, Objective: graph.Identity(n), Dims: dims, DropZero: true}, x)
+}
+
+func defaultKernel(k kernel.Kernel) kernel.Kernel {
+	if k.Type == "" {
+		return kernel.RBF(1)
+	}
+	return k
+}
+
+func init() {
+	Register(Info{
+		Name: "pca", Title: "Principal component analysis", Family: "variance",
+		Supervision: "unsupervised", Space: "linear", Paper: "baseline in seeds 000-004",
+		MaxDims: "min(n−1, d)",
+		New:     func(Params) (Method, error) { return PCA{}, nil },
+	})
+	Register(Info{
+		Name: "kpca", Title: "Kernel principal component analysis", Family: "variance",
+		Supervision: "unsupervised", Space: "kernel", Paper: "baseline in seeds 000, 002, 004",
+		MaxDims: "number of positive eigenvalues of the centred Gram matrix (≤ n−1)",
+		Params:  KernelParams,
+		New: func(p Params) (Method, error) {
+			k, err := p.Kernel(kernel.RBF(1))
+			return KPCA{Kernel: k}, err
+		},
+	})
+}

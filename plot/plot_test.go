@@ -1,0 +1,331 @@
+package plot
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/datasets"
+)
+
+// outDir returns the directory for figures: $DIMRED_PLOT_OUT if set (to
+// keep them for inspection), else a temporary directory.
+func outDir(t *testing.T) string {
+	if d := os.Getenv("DIMRED_PLOT_OUT"); d != "" {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	return t.TempDir()
+}
+
+// decodePNG checks that path is a PNG of w×h pixels and returns it.
+func decodePNG(t *testing.T, path string, w, h int) image.Image {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) == 0 {
+		t.Fatalf("%s is empty", path)
+	}
+	img, err := png.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if got := img.Bounds().Size(); got.X != w || got.Y != h {
+		t.Fatalf("%s is %v pixels, want %dx%d", path, got, w, h)
+	}
+	return img
+}
+
+// countColor counts the pixels within tol (per 8-bit channel) of c.
+func countColor(img image.Image, c color.Color, tol int) int {
+	r0, g0, b0, _ := c.RGBA()
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bb, _ := img.At(x, y).RGBA()
+			if abs(int(r>>8)-int(r0>>8)) <= tol && abs(int(g>>8)-int(g0>>8)) <= tol && abs(int(bb>>8)-int(b0>>8)) <= tol {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// iris2D returns the first two columns of iris and its labels.
+func iris2D() (*mat.Dense, []int, []string) {
+	d := datasets.Iris()
+	z := mat.DenseCopyOf(d.X.Slice(0, 150, 2, 4)) // petal length and width
+	return z, d.Y, []string{"setosa", "versicolor", "virginica"}
+}
+
+func TestScatterPNG(t *testing.T) {
+	dir := outDir(t)
+	z, y, names := iris2D()
+	path := filepath.Join(dir, "scatter_iris.png")
+	err := Scatter(path, z, y, names, ScatterOptions{Title: "Iris (petal length vs width)", XLabel: "petal length (cm)", YLabel: "petal width (cm)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, path, DefaultWidth, DefaultHeight)
+	for c := range 3 {
+		if n := countColor(img, palette[c], 10); n < 30 {
+			t.Errorf("class %d colour has %d pixels; points or legend missing", c, n)
+		}
+	}
+
+	// Custom size, unlabeled points in grey.
+	y2 := append([]int(nil), y...)
+	for i := 0; i < len(y2); i += 3 {
+		y2[i] = -1
+	}
+	path = filepath.Join(dir, "scatter_unlabeled.png")
+	if err := Scatter(path, z, y2, names, ScatterOptions{Title: "semi-supervised", Width: 640, Height: 480}); err != nil {
+		t.Fatal(err)
+	}
+	img = decodePNG(t, path, 640, 480)
+	if n := countColor(img, color.NRGBA{0xc6, 0xc6, 0xc6, 0xff}, 14); n < 30 {
+		t.Errorf("unlabeled grey has %d pixels", n)
+	}
+}
+
+func TestScatterFormats(t *testing.T) {
+	dir := outDir(t)
+	z, y, names := iris2D()
+	for ext, magic := range map[string]string{".svg": "<?xml", ".pdf": "%PDF", ".jpg": "\xff\xd8", ".PNG": "\x89PNG"} {
+		path := filepath.Join(dir, "scatter"+ext)
+		if err := Scatter(path, z, y, names, ScatterOptions{Title: "format " + ext}); err != nil {
+			t.Fatalf("%s: %v", ext, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.HasPrefix(b, []byte(magic)) {
+			t.Errorf("%s starts with %q, want %q", path, b[:min(len(b), 8)], magic)
+		}
+	}
+}
+
+func TestScatterManyClasses1DAndNoLabels(t *testing.T) {
+	dir := outDir(t)
+	// 40 classes in 2-D: legend omitted (default MaxLegend 12), and the
+	// same data with MaxLegend 40 draws one.
+	const c = 40
+	z := mat.NewDense(c*20, 2, nil)
+	y := make([]int, c*20)
+	for i := range y {
+		k := i % c
+		y[i] = k
+		a := 2 * math.Pi * float64(k) / c
+		z.Set(i, 0, 10*math.Cos(a)+0.3*math.Sin(float64(i)))
+		z.Set(i, 1, 10*math.Sin(a)+0.3*math.Cos(float64(3*i)))
+	}
+	for _, tc := range []struct {
+		file string
+		max  int
+	}{{"scatter_40_nolegend.png", 0}, {"scatter_40_legend.png", 40}} {
+		path := filepath.Join(dir, tc.file)
+		if err := Scatter(path, z, y, nil, ScatterOptions{Title: "40 classes", MaxLegend: tc.max, Height: 900}); err != nil {
+			t.Fatal(err)
+		}
+		decodePNG(t, path, DefaultWidth, 900)
+	}
+	p, err := ScatterPanel(z, y, nil, ScatterOptions{})
+	if err != nil || p.legend != nil {
+		t.Errorf("40 classes: legend %v (err %v), want none by default", p.legend, err)
+	}
+
+	// 1-D embedding: strip chart with the class names on the y axis.
+	d := datasets.Wine()
+	z1 := mat.DenseCopyOf(d.X.Slice(0, 178, 0, 1))
+	path := filepath.Join(dir, "scatter_1d.png")
+	if err := Scatter(path, z1, d.Y, []string{"cultivar 1", "cultivar 2", "cultivar 3"}, ScatterOptions{Title: "1-D", XLabel: "alcohol"}); err != nil {
+		t.Fatal(err)
+	}
+	decodePNG(t, path, DefaultWidth, DefaultHeight)
+
+	// No labels at all.
+	path = filepath.Join(dir, "scatter_nolabels.png")
+	if err := Scatter(path, z, nil, nil, ScatterOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	decodePNG(t, path, DefaultWidth, DefaultHeight)
+}
+
+func testSeries() []Series {
+	dims := []float64{1, 2, 3, 4, 5, 6, 8, 10}
+	mk := func(name string, base, slope float64, withErr bool) Series {
+		s := Series{Name: name, X: dims}
+		for _, d := range dims {
+			s.Y = append(s.Y, base+slope/d)
+			if withErr {
+				s.YErr = append(s.YErr, 0.01+0.02/d)
+			}
+		}
+		return s
+	}
+	return []Series{mk("KQMI", 0.05, 0.3, true), mk("LDA", 0.08, 0.35, true), mk("PCA", 0.1, 0.5, false)}
+}
+
+func TestCurvesPNG(t *testing.T) {
+	dir := outDir(t)
+	path := filepath.Join(dir, "curves.png")
+	err := Curves(path, testSeries(), CurveOptions{Title: "error against dimension", XLabel: "dimension", YLabel: "error rate", YMin: 0, YMax: 0.7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, path, DefaultWidth, DefaultHeight)
+	for c := range 3 {
+		if n := countColor(img, palette[c], 10); n < 50 {
+			t.Errorf("series %d colour has %d pixels", c, n)
+		}
+	}
+	// Many series (dashed after ten), unnamed series, svg.
+	var many []Series
+	for i := range 24 {
+		many = append(many, Series{Name: "m" + string(rune('A'+i)), X: []float64{1, 2, 3}, Y: []float64{float64(i), float64(i) + 1, float64(i) + 0.5}})
+	}
+	many = append(many, Series{X: []float64{1, 3}, Y: []float64{0, 30}})
+	for _, f := range []string{"curves_many.png", "curves_many.svg"} {
+		if err := Curves(filepath.Join(dir, f), many, CurveOptions{Height: 800}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	decodePNG(t, filepath.Join(dir, "curves_many.png"), DefaultWidth, 800)
+}
+
+func TestGrid(t *testing.T) {
+	dir := outDir(t)
+	z, y, names := iris2D()
+	var panels []*Panel
+	for _, title := range []string{"method A", "method B", "method C"} {
+		p, err := ScatterPanel(z, y, names, ScatterOptions{Title: title})
+		if err != nil {
+			t.Fatal(err)
+		}
+		panels = append(panels, p)
+	}
+	cp, err := CurvesPanel(testSeries(), CurveOptions{Title: "error", XLabel: "dimension"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels = append(panels, cp)
+	path := filepath.Join(dir, "grid.png")
+	if err := Grid(path, panels, GridOptions{Title: "Iris, four panels", Cols: 2}); err != nil {
+		t.Fatal(err)
+	}
+	decodePNG(t, path, 1000, 800)
+	if err := Grid(filepath.Join(dir, "grid.pdf"), panels, GridOptions{}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	z, y, names := iris2D()
+	nan := mat.DenseCopyOf(z)
+	nan.Set(7, 1, math.NaN())
+	inf := mat.DenseCopyOf(z)
+	inf.Set(3, 0, math.Inf(-1))
+	badY := append([]int(nil), y...)
+	badY[5] = -3
+	ok := testSeries()
+	for _, tc := range []struct {
+		name string
+		run  func(path string) error
+		want []string
+	}{
+		{"Z empty", func(p string) error { return Scatter(p, &mat.Dense{}, nil, nil, ScatterOptions{}) }, []string{"Z", "0 rows"}},
+		{"Z nil", func(p string) error { return Scatter(p, nil, nil, nil, ScatterOptions{}) }, []string{"Z", "0 rows"}},
+		{"labels", func(p string) error { return Scatter(p, z, y[:100], names, ScatterOptions{}) }, []string{"y has 100 labels", "150 rows"}},
+		{"NaN", func(p string) error { return Scatter(p, nan, y, names, ScatterOptions{}) }, []string{"Z row 8, column 2", "NaN"}},
+		{"Inf", func(p string) error { return Scatter(p, inf, y, names, ScatterOptions{}) }, []string{"Z row 4, column 1", "-Inf"}},
+		{"label < -1", func(p string) error { return Scatter(p, z, badY, names, ScatterOptions{}) }, []string{"y[5] = -3"}},
+		{"class names", func(p string) error { return Scatter(p, z, y, names[:2], ScatterOptions{}) }, []string{"classNames has 2 names", "class 2"}},
+		{"size", func(p string) error { return Scatter(p, z, y, names, ScatterOptions{Width: -5}) }, []string{"-5"}},
+		{"no series", func(p string) error { return Curves(p, nil, CurveOptions{}) }, []string{"no series"}},
+		{"empty series", func(p string) error { return Curves(p, []Series{ok[0], {Name: "void"}}, CurveOptions{}) }, []string{`series 1 ("void")`, "empty"}},
+		{"lengths", func(p string) error {
+			return Curves(p, []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1}}}, CurveOptions{})
+		}, []string{`series 0 ("s")`, "X has 2 values but Y has 1"}},
+		{"NaN in Y", func(p string) error {
+			return Curves(p, []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1, math.NaN()}}}, CurveOptions{})
+		}, []string{`series 0 ("s")`, "Y[1] is NaN"}},
+		{"YErr length", func(p string) error {
+			return Curves(p, []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1}}}, CurveOptions{})
+		}, []string{"YErr has 1 values"}},
+		{"YErr negative", func(p string) error {
+			return Curves(p, []Series{{Name: "s", X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1, -1}}}, CurveOptions{})
+		}, []string{"YErr[1] = -1"}},
+		{"YMax", func(p string) error { return Curves(p, ok, CurveOptions{YMax: math.Inf(1)}) }, []string{"YMax = +Inf"}},
+		{"grid empty", func(p string) error { return Grid(p, nil, GridOptions{}) }, []string{"no panels"}},
+		{"grid nil panel", func(p string) error { return Grid(p, []*Panel{nil}, GridOptions{}) }, []string{"panel 0 is nil"}},
+	} {
+		path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "_")+".png")
+		err := tc.run(path)
+		if err == nil {
+			t.Errorf("%s: no error", tc.name)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: error %q lacks %q", tc.name, err, w)
+			}
+		}
+		if _, err := os.Stat(path); err == nil {
+			t.Errorf("%s: file written despite the error", tc.name)
+		}
+	}
+	// Bad paths.
+	if err := Scatter(filepath.Join(dir, "x.bmp"), z, y, names, ScatterOptions{}); err == nil || !strings.Contains(err.Error(), `".bmp"`) {
+		t.Errorf("unsupported extension: %v", err)
+	}
+	if err := Curves("", ok, CurveOptions{}); err == nil {
+		t.Error("empty path: no error")
+	}
+	missing := filepath.Join(dir, "no", "such", "dir", "f.png")
+	if err := Scatter(missing, z, y, names, ScatterOptions{}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing directory: %v", err)
+	}
+}
+
+func TestClassStyle(t *testing.T) {
+	seen := map[string]int{}
+	for c := range 40 {
+		col, shape := ClassStyle(c)
+		r, g, b, _ := col.RGBA()
+		key := fmt.Sprintf("%d/%d/%d/%T", r, g, b, shape)
+		if prev, ok := seen[key]; ok {
+			t.Errorf("classes %d and %d share colour and shape", prev, c)
+		}
+		seen[key] = c
+		col2, shape2 := ClassStyle(c + 1)
+		if col2 == col || fmt.Sprintf("%T", shape2) == fmt.Sprintf("%T", shape) {
+			t.Errorf("classes %d and %d differ in only one of colour and shape", c, c+1)
+		}
+	}
+	if col, _ := ClassStyle(-1); col == nil {
+		t.Error("ClassStyle(-1) returned no colour")
+	}
+}

@@ -1,0 +1,398 @@
+package classify
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// naiveKNN is the brute-force reference: direct distances, a full stable
+// sort by (distance, index), and the documented vote rule.
+func naiveKNN(k int, X *mat.Dense, y []int, T *mat.Dense) []int {
+	n, p := X.Dims()
+	nt, _ := T.Dims()
+	out := make([]int, nt)
+	for t := 0; t < nt; t++ {
+		type nd struct {
+			d float64
+			i int
+		}
+		all := make([]nd, n)
+		for i := 0; i < n; i++ {
+			s := 0.0
+			for j := 0; j < p; j++ {
+				d := T.At(t, j) - X.At(i, j)
+				s += d * d
+			}
+			all[i] = nd{math.Sqrt(s), i}
+		}
+		sort.SliceStable(all, func(a, b int) bool { return all[a].d < all[b].d })
+		votes := map[int]int{}
+		sums := map[int]float64{}
+		for _, e := range all[:k] {
+			votes[y[e.i]]++
+			sums[y[e.i]] += e.d
+		}
+		best := -1
+		for c := range votes {
+			if best < 0 || votes[c] > votes[best] ||
+				(votes[c] == votes[best] && (sums[c] < sums[best] || (sums[c] == sums[best] && c < best))) {
+				best = c
+			}
+		}
+		out[t] = best
+	}
+	return out
+}
+
+func naiveNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
+	n, p := X.Dims()
+	nt, _ := T.Dims()
+	nc := 0
+	for _, v := range y {
+		nc = max(nc, v+1)
+	}
+	mean := make([][]float64, nc)
+	cnt := make([]int, nc)
+	for c := range mean {
+		mean[c] = make([]float64, p)
+	}
+	for i := 0; i < n; i++ {
+		cnt[y[i]]++
+		for j := 0; j < p; j++ {
+			mean[y[i]][j] += X.At(i, j)
+		}
+	}
+	out := make([]int, nt)
+	for t := 0; t < nt; t++ {
+		best, bd := -1, math.Inf(1)
+		for c := 0; c < nc; c++ {
+			if cnt[c] == 0 {
+				continue
+			}
+			s := 0.0
+			for j := 0; j < p; j++ {
+				d := T.At(t, j) - mean[c][j]/float64(cnt[c])
+				s += d * d
+			}
+			if s < bd {
+				best, bd = c, s
+			}
+		}
+		out[t] = best
+	}
+	return out
+}
+
+// dataset returns n rows in p columns with labels 0..c-1; integer-valued
+// rows (many exact ties) when ints is set.
+func dataset(rng *rand.Rand, n, p, c int, ints bool) (*mat.Dense, []int) {
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = rng.IntN(c)
+		for j := 0; j < p; j++ {
+			if ints {
+				x.Set(i, j, float64(rng.IntN(3)))
+			} else {
+				x.Set(i, j, rng.NormFloat64()+0.7*float64(y[i]%(j+2)))
+			}
+		}
+	}
+	return x, y
+}
+
+func TestKNNMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	for _, ints := range []bool{false, true} {
+		for _, k := range []int{1, 2, 3, 4, 7} {
+			X, y := dataset(rng, 60, 4, 3, ints)
+			T, _ := dataset(rng, 45, 4, 3, ints)
+			p, err := KNN{K: k}.Fit(X, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Predict(T)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := naiveKNN(k, X, y, T); !reflect.DeepEqual(got, want) {
+				t.Errorf("k=%d ints=%v:\n got %v\nwant %v", k, ints, got, want)
+			}
+		}
+	}
+}
+
+func TestKNNBlocks(t *testing.T) {
+	// A tiny block budget forces many blocks (and a block of one row when
+	// the training set exceeds the budget); the answer must not depend on
+	// blocking.
+	defer func(b int) { blockElems = b }(blockElems)
+	rng := rand.New(rand.NewPCG(2, 2))
+	X, y := dataset(rng, 300, 3, 4, false)
+	T, _ := dataset(rng, 90, 3, 4, false)
+	want := naiveKNN(3, X, y, T)
+	for _, b := range []int{7 * 300, 100} {
+		blockElems = b
+		p, err := KNN{K: 3}.Fit(X, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Predict(T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("block budget %d: blockwise kNN differs from brute force", b)
+		}
+		miss, err := KNN{K: 3}.Sweep(X, y, T, want, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if miss[2] != 0 {
+			t.Errorf("block budget %d: sweep at full dimension misses %d rows of the brute-force labels", b, miss[2])
+		}
+	}
+}
+
+func TestNCCMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, ints := range []bool{false, true} {
+		X, y := dataset(rng, 50, 5, 4, ints)
+		y[0] = 6 // classes 4 and 5 absent
+		T, _ := dataset(rng, 40, 5, 4, ints)
+		p, err := NCC{}.Fit(X, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := p.Predict(T)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := naiveNCC(X, y, T); !reflect.DeepEqual(got, want) {
+			t.Errorf("ints=%v:\n got %v\nwant %v", ints, got, want)
+		}
+	}
+}
+
+func TestTieRules(t *testing.T) {
+	// Training points on a line; query at 0.
+	X := mat.NewDense(6, 1, []float64{1, -1, 2, -2, 3, -3})
+	// Distance tie between rows 0 and 1: 1-NN takes the lower index.
+	p, _ := KNN{K: 1}.Fit(X, []int{5, 4, 0, 0, 0, 0})
+	if got, _ := p.Predict(mat.NewDense(1, 1, []float64{0})); got[0] != 5 {
+		t.Errorf("1-NN distance tie: got %d, want 5 (lower index)", got[0])
+	}
+	// 2-NN, one vote each, equal sums: lowest label.
+	p, _ = KNN{K: 2}.Fit(X, []int{5, 4, 0, 0, 0, 0})
+	if got, _ := p.Predict(mat.NewDense(1, 1, []float64{0})); got[0] != 4 {
+		t.Errorf("2-NN vote tie, equal sums: got %d, want 4 (lowest label)", got[0])
+	}
+	// 4-NN: labels 1,2,1,2 at distances 1,1,2,2 → tie 2-2, equal sums →
+	// lowest label. Query 0.1: class 1 at 0.9 and 1.9, class 2 at 1.1 and
+	// 2.1 → class 1 by smaller sum.
+	p, _ = KNN{K: 4}.Fit(X, []int{2, 1, 2, 1, 0, 0})
+	if got, _ := p.Predict(mat.NewDense(2, 1, []float64{0, 0.1})); got[0] != 1 || got[1] != 2 {
+		t.Errorf("4-NN vote ties: got %v, want [1 2]", got)
+	}
+	// 3-NN: majority beats distance.
+	p, _ = KNN{K: 3}.Fit(X, []int{7, 3, 3, 0, 0, 0})
+	if got, _ := p.Predict(mat.NewDense(1, 1, []float64{0.5})); got[0] != 3 {
+		t.Errorf("3-NN majority: got %d, want 3", got[0])
+	}
+	// NCC tie: lowest label.
+	p, _ = NCC{}.Fit(mat.NewDense(2, 1, []float64{1, -1}), []int{3, 1})
+	if got, _ := p.Predict(mat.NewDense(1, 1, []float64{0})); got[0] != 1 {
+		t.Errorf("NCC tie: got %d, want 1", got[0])
+	}
+}
+
+// perDim is the straightforward loop the sweeps must reproduce.
+func perDim(t *testing.T, c Classifier, tr *mat.Dense, ytr []int, te *mat.Dense, yte []int, maxDim int) []int {
+	t.Helper()
+	ntr, _ := tr.Dims()
+	nte, _ := te.Dims()
+	miss := make([]int, maxDim)
+	for k := 1; k <= maxDim; k++ {
+		p, err := c.Fit(mat.DenseCopyOf(tr.Slice(0, ntr, 0, k)), ytr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred, err := p.Predict(mat.DenseCopyOf(te.Slice(0, nte, 0, k)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range pred {
+			if pred[i] != yte[i] {
+				miss[k-1]++
+			}
+		}
+	}
+	return miss
+}
+
+// plain hides the Sweep method so SweepMisclassified takes the fallback.
+type plain struct{ Classifier }
+
+func TestSweepEqualsPerDimension(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	for _, ints := range []bool{false, true} {
+		tr, ytr := dataset(rng, 80, 6, 3, ints)
+		te, yte := dataset(rng, 50, 6, 3, ints)
+		for _, c := range []Classifier{NCC{}, KNN{K: 1}, KNN{K: 3}, KNN{K: 4}} {
+			want := perDim(t, c, tr, ytr, te, yte, 6)
+			got, err := SweepMisclassified(c, tr, ytr, te, yte, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s ints=%v: sweep %v, per-dimension %v", c.Name(), ints, got, want)
+			}
+			fb, err := SweepMisclassified(plain{c}, tr, ytr, te, yte, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fb, want[:4]) {
+				t.Errorf("%s fallback: %v, want %v", c.Name(), fb, want[:4])
+			}
+			rates, err := SweepErrors(c, tr, ytr, te, yte, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := range rates {
+				if rates[k] != float64(want[k])/50 {
+					t.Errorf("%s: rate[%d] = %v, want %v", c.Name(), k, rates[k], float64(want[k])/50)
+				}
+			}
+		}
+	}
+}
+
+func TestSweepAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 6))
+	tr, ytr := dataset(rng, 70, 5, 4, true)
+	te, yte := dataset(rng, 40, 5, 4, true)
+	cs := []Classifier{KNN{K: 3}, NCC{}, plain{KNN{K: 2}}, KNN{K: 1}, KNN{K: 5}}
+	all, err := SweepAll(cs, tr, ytr, te, yte, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cs {
+		if want := perDim(t, c, tr, ytr, te, yte, 5); !reflect.DeepEqual(all[i], want) {
+			t.Errorf("%s: SweepAll %v, per-dimension %v", c.Name(), all[i], want)
+		}
+	}
+	if _, err := SweepAll([]Classifier{KNN{K: 1}, KNN{K: 71}}, tr, ytr, te, yte, 5); err == nil || !strings.Contains(err.Error(), "knn71: K = 71 exceeds the 70 training rows") {
+		t.Errorf("SweepAll K too large: %v", err)
+	}
+}
+
+func TestParse(t *testing.T) {
+	for in, want := range map[string]Classifier{
+		"ncc": NCC{}, " NCC ": NCC{}, "knn1": KNN{K: 1}, "knn3": KNN{K: 3},
+		"1nn": KNN{K: 1}, "3NN": KNN{K: 3}, "knn15": KNN{K: 15},
+	} {
+		c, err := Parse(in)
+		if err != nil || c != want {
+			t.Errorf("Parse(%q) = %v, %v; want %v", in, c, err, want)
+		}
+	}
+	for in, frag := range map[string]string{
+		"svm":   `unknown classifier "svm"; valid names: "ncc"`,
+		"knn":   "unknown classifier",
+		"knnx":  "unknown classifier",
+		"knn-1": "unknown classifier",
+		"knn0":  "k = 0, want k ≥ 1",
+		"0nn":   "k = 0, want k ≥ 1",
+		"nn":    "unknown classifier",
+	} {
+		if _, err := Parse(in); err == nil || !strings.Contains(err.Error(), frag) {
+			t.Errorf("Parse(%q) error = %v, want %q", in, err, frag)
+		}
+	}
+	cs, err := ParseList("ncc, knn1,3nn")
+	if err != nil || len(cs) != 3 || cs[2].Name() != "knn3" {
+		t.Errorf("ParseList: %v %v", cs, err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	X := mat.NewDense(3, 2, []float64{0, 0, 1, 1, 2, 2})
+	y := []int{0, 1, 1}
+	nan := mat.NewDense(1, 2, []float64{0, math.NaN()})
+	for _, c := range []Classifier{NCC{}, KNN{K: 1}} {
+		if _, err := c.Fit(X, []int{0, -1, 1}); err == nil || !strings.Contains(err.Error(), "row 2 has label -1") {
+			t.Errorf("%s negative label: %v", c.Name(), err)
+		}
+		if _, err := c.Fit(X, []int{0, 1}); err == nil || !strings.Contains(err.Error(), "2 training labels for 3 rows") {
+			t.Errorf("%s label count: %v", c.Name(), err)
+		}
+		if _, err := c.Fit(nan, []int{0}); err == nil || !strings.Contains(err.Error(), "NaN") {
+			t.Errorf("%s NaN training: %v", c.Name(), err)
+		}
+		if _, err := c.Fit(nil, nil); err == nil {
+			t.Errorf("%s nil training: no error", c.Name())
+		}
+		p, err := c.Fit(X, y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.Predict(nan); err == nil || !strings.Contains(err.Error(), "NaN") {
+			t.Errorf("%s NaN input: %v", c.Name(), err)
+		}
+		if _, err := p.Predict(mat.NewDense(1, 3, nil)); err == nil || !strings.Contains(err.Error(), "3 columns, trained on 2") {
+			t.Errorf("%s width: %v", c.Name(), err)
+		}
+		if _, err := SweepMisclassified(c, X, y, X, y, 3); err == nil || !strings.Contains(err.Error(), "want 1..2") {
+			t.Errorf("%s sweep too far: %v", c.Name(), err)
+		}
+		if _, err := SweepMisclassified(c, X, y, X, []int{0, 1, -1}, 1); err == nil || !strings.Contains(err.Error(), "test row 3") {
+			t.Errorf("%s sweep negative test label: %v", c.Name(), err)
+		}
+	}
+	if _, err := (KNN{K: 0}).Fit(X, y); err == nil || !strings.Contains(err.Error(), "K = 0, want K ≥ 1") {
+		t.Errorf("K=0: %v", err)
+	}
+	if _, err := (KNN{K: 4}).Fit(X, y); err == nil || !strings.Contains(err.Error(), "K = 4 exceeds the 3 training rows") {
+		t.Errorf("K=4: %v", err)
+	}
+	if _, err := (KNN{K: 4}).Sweep(X, y, X, y, 1); err == nil || !strings.Contains(err.Error(), "exceeds") {
+		t.Errorf("K=4 sweep: %v", err)
+	}
+}
+
+func TestErrorRate(t *testing.T) {
+	if got := ErrorRate([]int{1, 2, 3, 4}, []int{1, 0, 3, 0}); got != 0.5 {
+		t.Errorf("ErrorRate = %v, want 0.5", got)
+	}
+	if !math.IsNaN(ErrorRate([]int{1}, nil)) || !math.IsNaN(ErrorRate(nil, nil)) {
+		t.Error("ErrorRate of mismatched or empty slices is not NaN")
+	}
+}
+
+func BenchmarkSweepKNN(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tr, ytr := dataset(rng, 900, 30, 5, false)
+	te, yte := dataset(rng, 100, 30, 5, false)
+	for b.Loop() {
+		if _, err := (KNN{K: 1}).Sweep(tr, ytr, te, yte, 30); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkPerDimKNN(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	tr, ytr := dataset(rng, 900, 30, 5, false)
+	te, yte := dataset(rng, 100, 30, 5, false)
+	for b.Loop() {
+		if _, err := SweepMisclassified(plain{KNN{K: 1}}, tr, ytr, te, yte, 30); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,203 @@
+package evaluate
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is the outcome of Run; its JSON form is the CLI's JSON output.
+type Report struct {
+	// Dataset is the dataset's name.
+	Dataset string `json:"dataset"`
+	// N and D are the number of rows and columns of the dataset.
+	N int `json:"n"`
+	D int `json:"d"`
+	// Classes is the number of classes with at least one row.
+	Classes int `json:"classes"`
+	// Protocol describes the protocol (Protocol.Describe); it is printed by
+	// the text and markdown formats and not part of the JSON.
+	Protocol string `json:"-"`
+	// Results has one entry per method × classifier.
+	Results []Result `json:"results"`
+}
+
+// Result is the evaluation of one method with one classifier.
+type Result struct {
+	Method     string `json:"method"`
+	Classifier string `json:"classifier"`
+	// MinError is the smallest error over dimensions, a fraction in [0, 1].
+	MinError float64 `json:"min_error"`
+	// BestDim is the smallest dimension (1-based) where MinError is reached.
+	BestDim int `json:"best_dim"`
+	// ErrorsByDim[k-1] is the error (a fraction) with k dimensions.
+	ErrorsByDim []float64 `json:"errors_by_dim"`
+	// StdByDim[k-1] is the standard deviation of the error over repeats at
+	// k dimensions; nil unless the protocol has more than one repeat.
+	StdByDim []float64 `json:"std_by_dim,omitempty"`
+}
+
+// StdAtBest returns the standard deviation at BestDim, and false when the
+// result has none.
+func (r *Result) StdAtBest() (float64, bool) {
+	if len(r.StdByDim) < r.BestDim || r.BestDim < 1 {
+		return 0, false
+	}
+	return r.StdByDim[r.BestDim-1], true
+}
+
+// Formats lists the names Write accepts.
+var Formats = []string{"text", "csv", "json", "markdown"}
+
+// Write writes r in the named format: "text", "csv", "json" or "markdown"
+// (also "md").
+func Write(w io.Writer, r *Report, format string) error {
+	switch strings.ToLower(format) {
+	case "text", "txt":
+		return WriteText(w, r)
+	case "csv":
+		return WriteCSV(w, r)
+	case "json":
+		return WriteJSON(w, r)
+	case "markdown", "md":
+		return WriteMarkdown(w, r)
+	}
+	return fmt.Errorf("evaluate: unknown output format %q; valid formats: %s", format, strings.Join(Formats, ", "))
+}
+
+func (r *Report) hasStd() bool {
+	for i := range r.Results {
+		if r.Results[i].StdByDim != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func pct(v float64) string { return strconv.FormatFloat(100*v, 'f', 2, 64) }
+
+// summaryRows returns the header and rows of the summary table (errors in
+// percent).
+func (r *Report) summaryRows() ([]string, [][]string) {
+	std := r.hasStd()
+	head := []string{"method", "classifier", "min error %"}
+	if std {
+		head = append(head, "std %")
+	}
+	head = append(head, "best dim", "dims")
+	var rows [][]string
+	for i := range r.Results {
+		res := &r.Results[i]
+		row := []string{res.Method, res.Classifier, pct(res.MinError)}
+		if std {
+			s := ""
+			if v, ok := res.StdAtBest(); ok {
+				s = pct(v)
+			}
+			row = append(row, s)
+		}
+		row = append(row, strconv.Itoa(res.BestDim), strconv.Itoa(len(res.ErrorsByDim)))
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+func (r *Report) title() string {
+	s := fmt.Sprintf("%s: n = %d, d = %d, %d classes", r.Dataset, r.N, r.D, r.Classes)
+	if r.Protocol != "" {
+		s += "; " + r.Protocol
+	}
+	return s
+}
+
+// WriteText writes a one-line header and an aligned table of the minimum
+// error (percent), its standard deviation when repeated, the best dimension
+// and the number of dimensions evaluated.
+func WriteText(w io.Writer, r *Report) error {
+	if _, err := fmt.Fprintln(w, r.title()); err != nil {
+		return err
+	}
+	head, rows := r.summaryRows()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
+	}
+	return tw.Flush()
+}
+
+// WriteMarkdown writes the header as a paragraph and the summary as a
+// GitHub-flavoured Markdown table.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	var b strings.Builder
+	b.WriteString("**" + mdEscape(r.title()) + "**\n\n")
+	head, rows := r.summaryRows()
+	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for i := range head {
+		if i < 2 {
+			b.WriteString(" --- |")
+		} else {
+			b.WriteString(" ---: |")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		for i := range row {
+			row[i] = mdEscape(row[i])
+		}
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`).Replace(s)
+}
+
+// WriteCSV writes the error curves in long form, one line per method,
+// classifier and dimension:
+//
+//	dataset,method,classifier,dim,error[,std]
+//
+// error (and std, present when any result is repeated) are fractions.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	std := r.hasStd()
+	head := []string{"dataset", "method", "classifier", "dim", "error"}
+	if std {
+		head = append(head, "std")
+	}
+	if err := cw.Write(head); err != nil {
+		return err
+	}
+	for _, res := range r.Results {
+		for k, e := range res.ErrorsByDim {
+			row := []string{r.Dataset, res.Method, res.Classifier, strconv.Itoa(k + 1), strconv.FormatFloat(e, 'g', -1, 64)}
+			if std {
+				s := ""
+				if k < len(res.StdByDim) {
+					s = strconv.FormatFloat(res.StdByDim[k], 'g', -1, 64)
+				}
+				row = append(row, s)
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteJSON writes r as indented JSON (see the field tags of Report and
+// Result).
+func WriteJSON(w io.Writer, r *Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}

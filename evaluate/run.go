@@ -1,0 +1,498 @@
+package evaluate
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/preprocess"
+)
+
+// DefaultFolds is the number of cross-validation folds when neither Folds
+// nor PerClass is set: 10, as in the papers' UCI experiments.
+const DefaultFolds = 10
+
+// NamedMethod is a configured method with the name shown in results.
+type NamedMethod struct {
+	Name   string
+	Method method.Method
+}
+
+// Protocol describes an experiment. The zero value of every field except
+// Methods and Classifiers means a documented default, so
+//
+//	Protocol{Methods: ms, Classifiers: cs}
+//
+// is single 10-fold stratified cross-validation with seed 0, no
+// preprocessing and every dimension the methods can produce.
+type Protocol struct {
+	// Preprocess is a preprocess spec ("minmax", "unit,pca:0.99", ...);
+	// "" and "none" mean no preprocessing. It is fitted on the training
+	// rows of each split only.
+	Preprocess string
+	// Methods are the dimensionality-reduction methods to compare.
+	Methods []NamedMethod
+	// Classifiers are applied to every method's embedding.
+	Classifiers []classify.Classifier
+
+	// Folds is k for stratified k-fold cross-validation (k ≥ 2). Zero
+	// means DefaultFolds unless PerClass is set; setting both is an error.
+	Folds int
+	// PerClass, when > 0, selects repeated random splits with PerClass
+	// training rows per class (PerClassSplit) instead of cross-validation.
+	PerClass int
+	// Repeats is the number of random splits (PerClass) or of complete
+	// cross-validation runs with different fold assignments; 0 means 1.
+	// With more than one, results carry the standard deviation.
+	Repeats int
+	// Seed seeds every random choice. Repeat r uses a seed derived from
+	// Seed and r (repeat 0 uses Seed itself).
+	Seed uint64
+
+	// MaxDims caps the number of output dimensions evaluated; 0 means all
+	// the method produces. Each method is fitted with dims = MaxDims; if
+	// that fails (a method that cannot produce so many), it is refitted
+	// with dims = 0 (its maximum) and the first MaxDims columns are used.
+	MaxDims int
+
+	// Workers is the number of splits×methods evaluated concurrently; 0
+	// means runtime.GOMAXPROCS(0). Methods, classifiers and their fitted
+	// models must be safe for concurrent use; set Workers = 1 otherwise.
+	// Results do not depend on Workers or GOMAXPROCS.
+	Workers int
+	// Progress, when not nil, is called after each (split, method) unit
+	// finishes, with the number done so far and the total. Calls are
+	// serialised and done increases by one each call.
+	Progress func(done, total int)
+}
+
+// Describe returns a one-line description of the protocol, for example
+// "10-fold stratified CV, seed 1, preprocessing minmax".
+func (p *Protocol) Describe() string {
+	reps := max(p.Repeats, 1)
+	var s string
+	if p.PerClass > 0 {
+		s = fmt.Sprintf("%d random split(s) with %d training rows per class", reps, p.PerClass)
+	} else {
+		k := p.Folds
+		if k == 0 {
+			k = DefaultFolds
+		}
+		s = fmt.Sprintf("%d-fold stratified CV", k)
+		if reps > 1 {
+			s = fmt.Sprintf("%d × %s", reps, s)
+		}
+	}
+	s += fmt.Sprintf(", seed %d", p.Seed)
+	if pre := p.Preprocess; pre != "" && pre != "none" {
+		s += ", preprocessing " + pre
+	}
+	if p.MaxDims > 0 {
+		s += fmt.Sprintf(", at most %d dimensions", p.MaxDims)
+	}
+	return s
+}
+
+func (p *Protocol) validate() (preprocess.Pipeline, error) {
+	if len(p.Methods) == 0 {
+		return nil, fmt.Errorf("evaluate: no methods to evaluate")
+	}
+	for i, m := range p.Methods {
+		if m.Method == nil {
+			return nil, fmt.Errorf("evaluate: method %d (%q) is nil", i+1, m.Name)
+		}
+		if m.Name == "" {
+			return nil, fmt.Errorf("evaluate: method %d has no name", i+1)
+		}
+	}
+	if len(p.Classifiers) == 0 {
+		return nil, fmt.Errorf("evaluate: no classifiers")
+	}
+	for i, c := range p.Classifiers {
+		if c == nil {
+			return nil, fmt.Errorf("evaluate: classifier %d is nil", i+1)
+		}
+	}
+	switch {
+	case p.Folds < 0 || p.Folds == 1:
+		return nil, fmt.Errorf("evaluate: Folds = %d, want k ≥ 2 (or 0 for the default %d)", p.Folds, DefaultFolds)
+	case p.PerClass < 0:
+		return nil, fmt.Errorf("evaluate: PerClass = %d, want ν ≥ 1 (or 0 for cross-validation)", p.PerClass)
+	case p.Folds > 0 && p.PerClass > 0:
+		return nil, fmt.Errorf("evaluate: both Folds (%d) and PerClass (%d) are set; choose cross-validation or per-class splits", p.Folds, p.PerClass)
+	case p.Repeats < 0:
+		return nil, fmt.Errorf("evaluate: Repeats = %d, want ≥ 1 (or 0 for 1)", p.Repeats)
+	case p.MaxDims < 0:
+		return nil, fmt.Errorf("evaluate: MaxDims = %d, want ≥ 1 (or 0 for all)", p.MaxDims)
+	case p.Workers < 0:
+		return nil, fmt.Errorf("evaluate: Workers = %d, want ≥ 1 (or 0 for GOMAXPROCS)", p.Workers)
+	}
+	pre, err := preprocess.Parse(p.Preprocess)
+	if err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	return pre, nil
+}
+
+// split is one train/test partition.
+type split struct {
+	name        string // "fold 3 of 10", "repeat 2, fold 3 of 10", "split 4 of 20"
+	repeat      int
+	train, test []int
+}
+
+func makeSplits(y []int, p *Protocol) ([]split, error) {
+	reps := max(p.Repeats, 1)
+	var out []split
+	for r := 0; r < reps; r++ {
+		seed := repeatSeed(p.Seed, r)
+		if p.PerClass > 0 {
+			tr, te, err := PerClassSplit(y, p.PerClass, seed)
+			if err != nil {
+				return nil, fmt.Errorf("evaluate: %w", err)
+			}
+			out = append(out, split{name: fmt.Sprintf("split %d of %d", r+1, reps), repeat: r, train: tr, test: te})
+			continue
+		}
+		k := p.Folds
+		if k == 0 {
+			k = DefaultFolds
+		}
+		folds, err := StratifiedKFold(y, k, seed)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate: %w", err)
+		}
+		inTest := make([]bool, len(y))
+		for f, test := range folds {
+			clear(inTest)
+			for _, i := range test {
+				inTest[i] = true
+			}
+			train := make([]int, 0, len(y)-len(test))
+			for i := range y {
+				if !inTest[i] {
+					train = append(train, i)
+				}
+			}
+			name := fmt.Sprintf("fold %d of %d", f+1, k)
+			if reps > 1 {
+				name = fmt.Sprintf("repeat %d, %s", r+1, name)
+			}
+			out = append(out, split{name: name, repeat: r, train: train, test: test})
+		}
+	}
+	return out, nil
+}
+
+// prepared holds a split's preprocessed rows, computed once and released
+// when the split's last method is done.
+type prepared struct {
+	once          sync.Once
+	trainX, testX *mat.Dense
+	ytrain, ytest []int
+	err           error
+	left          atomic.Int32
+}
+
+// unitResult is the outcome of one (split, method) unit.
+type unitResult struct {
+	dims int     // dimensions evaluated on this split
+	miss [][]int // per classifier, misclassified test rows at dims 1..dims
+	err  error
+}
+
+// Run evaluates every method × classifier of p on ds and returns one Result
+// per pair, methods in order, classifiers in order within each method.
+//
+// For each split the preprocessing is fitted on the training rows, each
+// method is fitted once on the preprocessed training rows with the largest
+// number of dimensions, and the classifier's test errors for dimension
+// k = 1..D use the first k embedding columns. D is the smallest number of
+// dimensions the method produced over all splits (capped by MaxDims).
+//
+// Cross-validation pools the folds: the error at dimension k is the total
+// number of misclassified rows over all folds divided by n. With
+// Repeats > 1 the figure is the mean over repeats, and StdByDim is the
+// sample standard deviation (divisor R−1). Per-class splits report the mean
+// and (with Repeats > 1) the sample standard deviation of the per-split
+// test error rates.
+//
+// MinError is the smallest mean error over dimensions and BestDim the
+// smallest dimension reaching it (errors within 1e-12 count as equal).
+//
+// Splits and methods run in parallel (see Workers) but results are
+// identical for any GOMAXPROCS. The first error (in split, method order) is
+// returned, naming the method, classifier and split.
+func Run(ds *data.Dataset, p Protocol) (*Report, error) {
+	if ds == nil || ds.X == nil {
+		return nil, fmt.Errorf("evaluate: no dataset")
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	name := ds.Name
+	if name == "" {
+		name = "input"
+	}
+	n, d := ds.Dims()
+	if ds.Y == nil {
+		return nil, fmt.Errorf("evaluate: dataset %q has no labels", name)
+	}
+	for i, v := range ds.Y {
+		if v < 0 {
+			return nil, fmt.Errorf("evaluate: dataset %q: row %d is unlabeled; evaluation needs a label on every row", name, i+1)
+		}
+	}
+	present := 0
+	for _, c := range data.ClassCounts(ds.Y) {
+		if c > 0 {
+			present++
+		}
+	}
+	if present < 2 {
+		return nil, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, present)
+	}
+	pre, err := p.validate()
+	if err != nil {
+		return nil, err
+	}
+	splits, err := makeSplits(ds.Y, &p)
+	if err != nil {
+		return nil, err
+	}
+
+	nm, nc := len(p.Methods), len(p.Classifiers)
+	preps := make([]*prepared, len(splits))
+	for s := range preps {
+		preps[s] = &prepared{}
+		preps[s].left.Store(int32(nm))
+	}
+	results := make([]unitResult, len(splits)*nm)
+	total := len(results)
+
+	workers := p.Workers
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, total)
+
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		progMu   sync.Mutex
+		progDone int
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				u := int(next.Add(1) - 1)
+				if u >= total || failed.Load() {
+					return
+				}
+				s, m := u/nm, u%nm
+				pr := preps[s]
+				pr.once.Do(func() { prepare(pr, ds, pre, splits[s]) })
+				if pr.err != nil {
+					results[u].err = fmt.Errorf("evaluate: %s: %w", splits[s].name, pr.err)
+				} else {
+					results[u] = runUnit(&p, m, pr, splits[s].name)
+				}
+				if pr.left.Add(-1) == 0 {
+					pr.trainX, pr.testX = nil, nil
+				}
+				if results[u].err != nil {
+					failed.Store(true)
+				}
+				if p.Progress != nil {
+					progMu.Lock()
+					progDone++
+					p.Progress(progDone, total)
+					progMu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+
+	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
+	for m := 0; m < nm; m++ {
+		dims := math.MaxInt
+		for s := range splits {
+			dims = min(dims, results[s*nm+m].dims)
+		}
+		for c := 0; c < nc; c++ {
+			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
+		}
+	}
+	return rep, nil
+}
+
+// prepare fits the preprocessing on a split's training rows and applies it
+// to its training and test rows.
+func prepare(pr *prepared, ds *data.Dataset, pre preprocess.Pipeline, sp split) {
+	tr, te := ds.Subset(sp.train), ds.Subset(sp.test)
+	pr.ytrain, pr.ytest = tr.Y, te.Y
+	f, err := pre.Fit(tr.X)
+	if err != nil {
+		pr.err = err
+		return
+	}
+	if pr.trainX, err = f.Apply(tr.X); err != nil {
+		pr.err = err
+		return
+	}
+	pr.testX, pr.err = f.Apply(te.X)
+}
+
+// runUnit fits method m on a prepared split and sweeps every classifier.
+func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
+	nm := p.Methods[m]
+	fail := func(format string, args ...any) unitResult {
+		return unitResult{err: fmt.Errorf("evaluate: method %q, %s: %s", nm.Name, where, fmt.Sprintf(format, args...))}
+	}
+	model, err := nm.Method.Fit(pr.trainX, pr.ytrain, p.MaxDims)
+	if err != nil && p.MaxDims > 0 {
+		if m2, err2 := nm.Method.Fit(pr.trainX, pr.ytrain, 0); err2 == nil {
+			model, err = m2, nil
+		}
+	}
+	if err != nil {
+		return fail("fit: %v", err)
+	}
+	if model == nil {
+		return fail("fit returned no model")
+	}
+	dims := model.Dims()
+	if p.MaxDims > 0 {
+		dims = min(dims, p.MaxDims)
+	}
+	if dims < 1 {
+		return fail("the model has %d output dimensions", model.Dims())
+	}
+	trainZ, err := model.Transform(pr.trainX)
+	if err != nil {
+		return fail("transform of training rows: %v", err)
+	}
+	testZ, err := model.Transform(pr.testX)
+	if err != nil {
+		return fail("transform of test rows: %v", err)
+	}
+	for _, z := range []struct {
+		what string
+		m    *mat.Dense
+		rows int
+	}{{"training", trainZ, len(pr.ytrain)}, {"test", testZ, len(pr.ytest)}} {
+		if z.m == nil {
+			return fail("transform of %s rows returned nothing", z.what)
+		}
+		if r, c := z.m.Dims(); r != z.rows || c < dims {
+			return fail("transform of %d %s rows returned %d×%d, want %d rows and at least %d columns", z.rows, z.what, r, c, z.rows, dims)
+		}
+	}
+	if err := data.CheckFinite("embedding of the training rows", trainZ); err != nil {
+		return fail("%v", err)
+	}
+	if err := data.CheckFinite("embedding of the test rows", testZ); err != nil {
+		return fail("%v", err)
+	}
+	miss, err := classify.SweepAll(p.Classifiers, trainZ, pr.ytrain, testZ, pr.ytest, dims)
+	if err != nil {
+		return fail("%v", err)
+	}
+	for c, m := range miss {
+		if len(m) != dims {
+			return fail("classifier %s returned %d error counts for %d dimensions", p.Classifiers[c].Name(), len(m), dims)
+		}
+	}
+	return unitResult{dims: dims, miss: miss}
+}
+
+// aggregate turns per-split misclassification counts into the Result of
+// method m and classifier c over dimensions 1..dims.
+func aggregate(p *Protocol, splits []split, results []unitResult, nm, m, c, dims, n int) Result {
+	reps := max(p.Repeats, 1)
+	// perRep[r][k]: error rate of repeat r at dimension k+1.
+	perRep := make([][]float64, reps)
+	if p.PerClass > 0 {
+		for s, sp := range splits {
+			miss := results[s*nm+m].miss[c]
+			e := make([]float64, dims)
+			for k := range e {
+				e[k] = float64(miss[k]) / float64(len(sp.test))
+			}
+			perRep[sp.repeat] = e
+		}
+	} else {
+		tot := make([][]int, reps)
+		for r := range tot {
+			tot[r] = make([]int, dims)
+		}
+		for s, sp := range splits {
+			miss := results[s*nm+m].miss[c]
+			for k := 0; k < dims; k++ {
+				tot[sp.repeat][k] += miss[k]
+			}
+		}
+		for r := range perRep {
+			perRep[r] = make([]float64, dims)
+			for k := range perRep[r] {
+				perRep[r][k] = float64(tot[r][k]) / float64(n)
+			}
+		}
+	}
+	res := Result{
+		Method:      p.Methods[m].Name,
+		Classifier:  p.Classifiers[c].Name(),
+		ErrorsByDim: make([]float64, dims),
+	}
+	for k := 0; k < dims; k++ {
+		sum := 0.0
+		for r := range perRep {
+			sum += perRep[r][k]
+		}
+		res.ErrorsByDim[k] = sum / float64(reps)
+	}
+	if reps > 1 {
+		res.StdByDim = make([]float64, dims)
+		for k := 0; k < dims; k++ {
+			ss := 0.0
+			for r := range perRep {
+				dv := perRep[r][k] - res.ErrorsByDim[k]
+				ss += dv * dv
+			}
+			res.StdByDim[k] = math.Sqrt(ss / float64(reps-1))
+		}
+	}
+	res.MinError, res.BestDim = best(res.ErrorsByDim)
+	return res
+}
+
+// best returns the minimum of errs and the smallest 1-based dimension whose
+// error is within 1e-12 of it.
+func best(errs []float64) (float64, int) {
+	lo := math.Inf(1)
+	for _, e := range errs {
+		lo = math.Min(lo, e)
+	}
+	for k, e := range errs {
+		if e <= lo+1e-12 {
+			return e, k + 1
+		}
+	}
+	return math.NaN(), 0
+}

@@ -1,0 +1,483 @@
+package evaluate
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/method"
+)
+
+// firstCols is a fake method whose embedding is the first dims raw
+// columns. cap, when > 0, makes Fit reject dims > cap as real methods do.
+type firstCols struct{ cap int }
+
+type firstColsModel struct{ k int }
+
+func (f firstCols) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) {
+	_, p := X.Dims()
+	limit := p
+	if f.cap > 0 {
+		limit = min(p, f.cap)
+	}
+	if dims > limit {
+		return nil, fmt.Errorf("dims = %d, want ≤ %d", dims, limit)
+	}
+	if dims == 0 {
+		dims = limit
+	}
+	return firstColsModel{dims}, nil
+}
+
+func (m firstColsModel) Dims() int { return m.k }
+
+func (m firstColsModel) Transform(X *mat.Dense) (*mat.Dense, error) {
+	r, _ := X.Dims()
+	return mat.DenseCopyOf(X.Slice(0, r, 0, m.k)), nil
+}
+
+// oddDims produces 2 dimensions when trained on an even number of rows and
+// 3 otherwise.
+type oddDims struct{}
+
+func (oddDims) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) {
+	n, _ := X.Dims()
+	return firstColsModel{2 + n%2}, nil
+}
+
+type failing struct{}
+
+func (failing) Name() string { return "broken" }
+func (failing) Fit(X *mat.Dense, y []int) (classify.Predictor, error) {
+	return nil, errors.New("cannot fit")
+}
+
+// handData: class 0 at x₀ = 0, 0.1, …, 0.9 and x₁ ≈ 0; class 1 at
+// x₀ = 10, …, 10.9 and x₁ ≈ 100; plus one class-0 row at x₀ = 8,
+// x₁ = 0.5. Column 2 repeats column 1. On x₀ alone the odd row is always
+// misclassified (its neighbours and the nearer centroid are class 1), and
+// every other row is right (its own class is within 0.9, the odd row at
+// least 2 away, and the odd row moves the class-0 centroid only to about
+// 1.1); with x₁ every row is right. So the 10-fold CV
+// error is 1/21 at dimension 1 and 0 at dimensions 2 and 3, for 1-NN, 3-NN
+// and NCC alike, whatever the folds.
+func handData() *data.Dataset {
+	x := mat.NewDense(21, 3, nil)
+	y := make([]int, 21)
+	for i := 0; i < 10; i++ {
+		x.SetRow(i, []float64{0.1 * float64(i), 0.01 * float64(i), 0.01 * float64(i)})
+		x.SetRow(10+i, []float64{10 + 0.1*float64(i), 100 + 0.01*float64(i), 100 + 0.01*float64(i)})
+		y[10+i] = 1
+	}
+	x.SetRow(20, []float64{8, 0.5, 0.5})
+	return &data.Dataset{Name: "hand", X: x, Y: y}
+}
+
+func classifiers() []classify.Classifier {
+	return []classify.Classifier{classify.NCC{}, classify.KNN{K: 1}, classify.KNN{K: 3}}
+}
+
+func TestRunByHand(t *testing.T) {
+	rep, err := Run(handData(), Protocol{
+		Methods:     []NamedMethod{{"raw", firstCols{}}},
+		Classifiers: classifiers(),
+		Seed:        3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Dataset != "hand" || rep.N != 21 || rep.D != 3 || rep.Classes != 2 || len(rep.Results) != 3 {
+		t.Fatalf("report header %+v", rep)
+	}
+	for _, r := range rep.Results {
+		want := []float64{1.0 / 21, 0, 0}
+		if !reflect.DeepEqual(r.ErrorsByDim, want) || r.MinError != 0 || r.BestDim != 2 || r.StdByDim != nil {
+			t.Errorf("%s/%s: %+v, want errors %v, min 0 at dim 2", r.Method, r.Classifier, r, want)
+		}
+	}
+	if rep.Results[0].Method != "raw" || rep.Results[1].Classifier != "knn1" {
+		t.Errorf("result order: %+v", rep.Results)
+	}
+
+	// Repeated CV: the same figures in every repeat, so std 0.
+	rep, err = Run(handData(), Protocol{
+		Methods:     []NamedMethod{{"raw", firstCols{}}},
+		Classifiers: classifiers(),
+		Folds:       3,
+		Repeats:     4,
+		MaxDims:     2,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		if !reflect.DeepEqual(r.ErrorsByDim, []float64{1.0 / 21, 0}) || !reflect.DeepEqual(r.StdByDim, []float64{0, 0}) {
+			t.Errorf("repeated CV %s: %+v", r.Classifier, r)
+		}
+	}
+
+	// Preprocessing is applied: min-max scaling shrinks column 1 to the
+	// range of column 0, and still separates the classes.
+	rep, err = Run(handData(), Protocol{
+		Preprocess:  "minmax",
+		Methods:     []NamedMethod{{"raw", firstCols{}}},
+		Classifiers: []classify.Classifier{classify.KNN{K: 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Results[0]; r.ErrorsByDim[0] != 1.0/21 || r.MinError != 0 {
+		t.Errorf("minmax: %+v", r)
+	}
+}
+
+// TestRunPerClassMatchesDirect recomputes the repeated-split figures
+// directly: per split, the per-dimension error of a fresh fit; then mean
+// and sample standard deviation.
+func TestRunPerClassMatchesDirect(t *testing.T) {
+	ds := randomData(rand.New(rand.NewPCG(9, 9)), 60, 4, 3)
+	const reps, nu = 5, 4
+	rep, err := Run(ds, Protocol{
+		Methods:     []NamedMethod{{"raw", firstCols{}}},
+		Classifiers: []classify.Classifier{classify.KNN{K: 1}, classify.NCC{}},
+		PerClass:    nu,
+		Repeats:     reps,
+		Seed:        42,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ci, c := range []classify.Classifier{classify.KNN{K: 1}, classify.NCC{}} {
+		per := make([][]float64, reps)
+		for r := 0; r < reps; r++ {
+			tr, te, err := PerClassSplit(ds.Y, nu, repeatSeed(42, r))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := ds.Subset(tr), ds.Subset(te)
+			for k := 1; k <= 4; k++ {
+				p, err := c.Fit(mat.DenseCopyOf(a.X.Slice(0, len(tr), 0, k)), a.Y)
+				if err != nil {
+					t.Fatal(err)
+				}
+				pred, err := p.Predict(mat.DenseCopyOf(b.X.Slice(0, len(te), 0, k)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				per[r] = append(per[r], classify.ErrorRate(pred, b.Y))
+			}
+		}
+		got := rep.Results[ci]
+		for k := 0; k < 4; k++ {
+			m, ss := 0.0, 0.0
+			for r := range per {
+				m += per[r][k]
+			}
+			m /= reps
+			for r := range per {
+				ss += (per[r][k] - m) * (per[r][k] - m)
+			}
+			sd := math.Sqrt(ss / (reps - 1))
+			if math.Abs(got.ErrorsByDim[k]-m) > 1e-12 || math.Abs(got.StdByDim[k]-sd) > 1e-12 {
+				t.Errorf("%s dim %d: mean %v ± %v, want %v ± %v", c.Name(), k+1, got.ErrorsByDim[k], got.StdByDim[k], m, sd)
+			}
+		}
+		if got.MinError != slicesMin(got.ErrorsByDim) || got.ErrorsByDim[got.BestDim-1] != got.MinError {
+			t.Errorf("%s: min %v at %d, errors %v", c.Name(), got.MinError, got.BestDim, got.ErrorsByDim)
+		}
+		for k := 0; k < got.BestDim-1; k++ {
+			if got.ErrorsByDim[k] <= got.MinError {
+				t.Errorf("%s: best dim %d is not the smallest reaching the minimum", c.Name(), got.BestDim)
+			}
+		}
+	}
+}
+
+func slicesMin(s []float64) float64 {
+	m := math.Inf(1)
+	for _, v := range s {
+		m = math.Min(m, v)
+	}
+	return m
+}
+
+func randomData(rng *rand.Rand, n, p, c int) *data.Dataset {
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = i % c
+		for j := 0; j < p; j++ {
+			x.Set(i, j, rng.NormFloat64()+0.8*float64((y[i]+j)%c))
+		}
+	}
+	return &data.Dataset{Name: "random", X: x, Y: y}
+}
+
+func TestRunDimsAndRetry(t *testing.T) {
+	ds := handData()
+	// Dims differ across folds (2 or 3): the sweep covers the minimum.
+	rep, err := Run(ds, Protocol{
+		Methods:     []NamedMethod{{"odd", oddDims{}}},
+		Classifiers: []classify.Classifier{classify.NCC{}},
+		Folds:       10,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(rep.Results[0].ErrorsByDim); got != 2 {
+		t.Errorf("odd dims: %d dimensions swept, want 2 (the minimum over folds)", got)
+	}
+	// A method that rejects dims > 2 is refitted with its maximum.
+	rep, err = Run(ds, Protocol{
+		Methods:     []NamedMethod{{"capped", firstCols{cap: 2}}, {"raw", firstCols{}}},
+		Classifiers: []classify.Classifier{classify.NCC{}},
+		MaxDims:     50,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := len(rep.Results[0].ErrorsByDim), len(rep.Results[1].ErrorsByDim); a != 2 || b != 3 {
+		t.Errorf("MaxDims 50: %d and %d dimensions, want 2 and 3", a, b)
+	}
+}
+
+func TestRunDeterministicAcrossGOMAXPROCS(t *testing.T) {
+	ds := randomData(rand.New(rand.NewPCG(1, 2)), 150, 6, 4)
+	prot := Protocol{
+		Preprocess:  "zscore,pca:1",
+		Methods:     []NamedMethod{{"raw", firstCols{}}, {"odd", oddDims{}}},
+		Classifiers: classifiers(),
+		Folds:       5,
+		Repeats:     3,
+		Seed:        5,
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var first *Report
+	for _, procs := range []int{1, 2, 4} {
+		runtime.GOMAXPROCS(procs)
+		for _, workers := range []int{0, 3} {
+			prot.Workers = workers
+			rep, err := Run(ds, prot)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if first == nil {
+				first = rep
+			} else if !reflect.DeepEqual(rep, first) {
+				t.Fatalf("GOMAXPROCS=%d Workers=%d: results differ", procs, workers)
+			}
+		}
+	}
+	prot.Seed = 6
+	other, err := Run(ds, prot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reflect.DeepEqual(other.Results, first.Results) {
+		t.Error("a different seed gave identical results")
+	}
+}
+
+func TestRunProgress(t *testing.T) {
+	var calls []int
+	total := 0
+	_, err := Run(handData(), Protocol{
+		Methods:     []NamedMethod{{"a", firstCols{}}, {"b", firstCols{}}},
+		Classifiers: []classify.Classifier{classify.NCC{}},
+		Folds:       5,
+		Progress: func(done, tot int) {
+			calls = append(calls, done)
+			total = tot
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 10 || len(calls) != 10 {
+		t.Fatalf("progress: total %d, %d calls, want 10 and 10", total, len(calls))
+	}
+	for i, d := range calls {
+		if d != i+1 {
+			t.Fatalf("progress calls %v, want 1..10", calls)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	good := handData()
+	raw := []NamedMethod{{"raw", firstCols{}}}
+	nccs := []classify.Classifier{classify.NCC{}}
+	single := &data.Dataset{Name: "one", X: mat.NewDense(4, 1, []float64{1, 2, 3, 4}), Y: []int{0, 0, 0, 0}}
+	few := &data.Dataset{Name: "few", X: mat.NewDense(4, 1, []float64{1, 2, 3, 4}), Y: []int{0, 1, 0, 1}}
+	unl := &data.Dataset{Name: "unl", X: mat.NewDense(4, 1, []float64{1, 2, 3, 4}), Y: []int{0, 1, -1, 1}}
+	nolab := &data.Dataset{Name: "nolab", X: mat.NewDense(4, 1, []float64{1, 2, 3, 4})}
+	for _, tc := range []struct {
+		name string
+		ds   *data.Dataset
+		p    Protocol
+		frag string
+	}{
+		{"nil dataset", nil, Protocol{Methods: raw, Classifiers: nccs}, "no dataset"},
+		{"single class", single, Protocol{Methods: raw, Classifiers: nccs}, `dataset "one" has 1 class(es)`},
+		{"fewer rows than folds", few, Protocol{Methods: raw, Classifiers: nccs}, "k = 10 folds, want 2 ≤ k ≤ 4"},
+		{"unlabeled", unl, Protocol{Methods: raw, Classifiers: nccs}, "row 3 is unlabeled"},
+		{"no labels", nolab, Protocol{Methods: raw, Classifiers: nccs}, "has no labels"},
+		{"ν too large", good, Protocol{Methods: raw, Classifiers: nccs, PerClass: 10}, "class 1 has 10 rows; ν = 10"},
+		{"classifier fails", good, Protocol{Methods: raw, Classifiers: []classify.Classifier{failing{}}}, `method "raw", fold 1 of 10: classifier broken at dimension 1: cannot fit`},
+		{"kNN too large", good, Protocol{Methods: raw, Classifiers: []classify.Classifier{classify.KNN{K: 12}}, PerClass: 5}, "K = 12 exceeds the 10 training rows"},
+		{"capped method at its maximum", good, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 1}}}, Classifiers: nccs, MaxDims: 0}, ""},
+		{"no methods", good, Protocol{Classifiers: nccs}, "no methods"},
+		{"unnamed method", good, Protocol{Methods: []NamedMethod{{"", firstCols{}}}, Classifiers: nccs}, "method 1 has no name"},
+		{"nil method", good, Protocol{Methods: []NamedMethod{{"x", nil}}, Classifiers: nccs}, `method 1 ("x") is nil`},
+		{"no classifiers", good, Protocol{Methods: raw}, "no classifiers"},
+		{"one fold", good, Protocol{Methods: raw, Classifiers: nccs, Folds: 1}, "Folds = 1, want k ≥ 2"},
+		{"both protocols", good, Protocol{Methods: raw, Classifiers: nccs, Folds: 5, PerClass: 2}, "both Folds (5) and PerClass (2)"},
+		{"bad repeats", good, Protocol{Methods: raw, Classifiers: nccs, Repeats: -1}, "Repeats = -1"},
+		{"bad spec", good, Protocol{Methods: raw, Classifiers: nccs, Preprocess: "pca:2"}, "outside (0, 1]"},
+	} {
+		_, err := Run(tc.ds, tc.p)
+		if tc.frag == "" {
+			if err != nil {
+				t.Errorf("%s: %v", tc.name, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.frag) {
+			t.Errorf("%s: error = %v, want it to contain %q", tc.name, err, tc.frag)
+		}
+	}
+	// NaN in an embedding is reported as such.
+	_, err := Run(good, Protocol{Methods: []NamedMethod{{"nan", nanMethod{}}}, Classifiers: nccs, Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), `method "nan", fold 1 of 10: embedding of the training rows: row 1, column 1 is NaN`) {
+		t.Errorf("NaN embedding error = %v", err)
+	}
+	// A method error names the method and split.
+	_, err = Run(good, Protocol{Methods: []NamedMethod{{"bad", badMethod{}}}, Classifiers: nccs, Workers: 1})
+	if err == nil || !strings.Contains(err.Error(), `method "bad", fold 1 of 10: fit: singular`) {
+		t.Errorf("method error = %v", err)
+	}
+}
+
+// nanMethod embeds every row as NaN.
+type nanMethod struct{}
+
+func (nanMethod) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) { return nanMethod{}, nil }
+func (nanMethod) Dims() int                                                 { return 1 }
+func (nanMethod) Transform(X *mat.Dense) (*mat.Dense, error) {
+	r, _ := X.Dims()
+	z := mat.NewDense(r, 1, nil)
+	z.Set(0, 0, math.NaN())
+	return z, nil
+}
+
+type badMethod struct{}
+
+func (badMethod) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) {
+	return nil, errors.New("singular")
+}
+
+func TestFormats(t *testing.T) {
+	rep := &Report{Dataset: "hand", N: 21, D: 3, Classes: 2, Protocol: "10-fold stratified CV, seed 0",
+		Results: []Result{
+			{Method: "raw", Classifier: "ncc", MinError: 0, BestDim: 2, ErrorsByDim: []float64{1.0 / 21, 0, 0}},
+			{Method: "raw", Classifier: "knn1", MinError: 0.25, BestDim: 1, ErrorsByDim: []float64{0.25, 0.5}, StdByDim: []float64{0.125, 0}},
+		}}
+	var b bytes.Buffer
+	if err := Write(&b, rep, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b.Bytes(), &m); err != nil {
+		t.Fatal(err)
+	}
+	keys := func(m map[string]any) []string {
+		var k []string
+		for s := range m {
+			k = append(k, s)
+		}
+		slices.Sort(k)
+		return k
+	}
+	if got := keys(m); !reflect.DeepEqual(got, []string{"classes", "d", "dataset", "n", "results"}) {
+		t.Errorf("JSON keys %v", got)
+	}
+	res := m["results"].([]any)
+	if got := keys(res[0].(map[string]any)); !reflect.DeepEqual(got, []string{"best_dim", "classifier", "errors_by_dim", "method", "min_error"}) {
+		t.Errorf("result keys %v", got)
+	}
+	if got := keys(res[1].(map[string]any)); !reflect.DeepEqual(got, []string{"best_dim", "classifier", "errors_by_dim", "method", "min_error", "std_by_dim"}) {
+		t.Errorf("repeated result keys %v", got)
+	}
+	var back Report
+	if err := json.Unmarshal(b.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	back.Protocol = rep.Protocol
+	if !reflect.DeepEqual(&back, rep) {
+		t.Errorf("JSON round trip: %+v", back)
+	}
+
+	b.Reset()
+	if err := Write(&b, rep, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	wantCSV := "dataset,method,classifier,dim,error,std\n" +
+		"hand,raw,ncc,1,0.047619047619047616,\nhand,raw,ncc,2,0,\nhand,raw,ncc,3,0,\n" +
+		"hand,raw,knn1,1,0.25,0.125\nhand,raw,knn1,2,0.5,0\n"
+	if b.String() != wantCSV {
+		t.Errorf("CSV:\n%s\nwant\n%s", b.String(), wantCSV)
+	}
+
+	b.Reset()
+	if err := Write(&b, rep, "text"); err != nil {
+		t.Fatal(err)
+	}
+	txt := b.String()
+	for _, frag := range []string{"hand: n = 21, d = 3, 2 classes; 10-fold stratified CV", "min error %", "25.00", "12.50", "knn1"} {
+		if !strings.Contains(txt, frag) {
+			t.Errorf("text output lacks %q:\n%s", frag, txt)
+		}
+	}
+	b.Reset()
+	if err := Write(&b, rep, "md"); err != nil {
+		t.Fatal(err)
+	}
+	wantMD := "**hand: n = 21, d = 3, 2 classes; 10-fold stratified CV, seed 0**\n\n" +
+		"| method | classifier | min error % | std % | best dim | dims |\n" +
+		"| --- | --- | ---: | ---: | ---: | ---: |\n" +
+		"| raw | ncc | 0.00 |  | 2 | 3 |\n" +
+		"| raw | knn1 | 25.00 | 12.50 | 1 | 2 |\n"
+	if b.String() != wantMD {
+		t.Errorf("markdown:\n%s\nwant\n%s", b.String(), wantMD)
+	}
+	if err := Write(&b, rep, "xml"); err == nil || !strings.Contains(err.Error(), `unknown output format "xml"; valid formats: text, csv, json, markdown`) {
+		t.Errorf("bad format error = %v", err)
+	}
+}
+
+// BenchmarkRunCV is 10-fold CV of 2000 rows × 40 columns with NCC, 1-NN and
+// 3-NN at every dimension 1..40.
+func BenchmarkRunCV(b *testing.B) {
+	ds := randomData(rand.New(rand.NewPCG(3, 3)), 2000, 40, 5)
+	p := Protocol{
+		Methods:     []NamedMethod{{"raw", firstCols{}}},
+		Classifiers: classifiers(),
+	}
+	for b.Loop() {
+		if _, err := Run(ds, p); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

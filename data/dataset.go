@@ -18,12 +18,15 @@ const Unlabeled = -1
 // label per row, 0..C-1, or Unlabeled (-1); Y is nil for data without
 // labels. ClassNames[c] is the original name of class c (for example the
 // ARFF nominal value or the CSV label text); FeatureNames[j] names column j.
+// DroppedRows counts the rows a loader left out (ARFF rows with missing
+// values under Options.Missing = "drop"); it is informational only.
 type Dataset struct {
 	Name         string
 	X            *mat.Dense
 	Y            []int
 	FeatureNames []string
 	ClassNames   []string
+	DroppedRows  int
 }
 
 // Dims returns the number of rows and columns of X.
@@ -161,4 +164,44 @@ func Relabel(y []int) (out []int, orig []int) {
 		}
 	}
 	return out, orig
+}
+
+// CompactClasses removes the classes that no row has (an ARFF file may
+// declare classes absent from its data, or rows may have been dropped),
+// renumbering Y and ClassNames in the same order. It returns the number of
+// classes removed.
+func (d *Dataset) CompactClasses() int {
+	counts := ClassCounts(d.Y)
+	c := d.NumClasses()
+	newIdx := make([]int, c)
+	k := 0
+	for i := 0; i < c; i++ {
+		newIdx[i] = -1
+		if i < len(counts) && counts[i] > 0 {
+			newIdx[i] = k
+			k++
+		}
+	}
+	if k == c {
+		return 0
+	}
+	y := make([]int, len(d.Y))
+	for i, v := range d.Y {
+		if v == Unlabeled {
+			y[i] = Unlabeled
+		} else {
+			y[i] = newIdx[v]
+		}
+	}
+	d.Y = y
+	if len(d.ClassNames) > 0 {
+		names := make([]string, 0, k)
+		for i, name := range d.ClassNames {
+			if newIdx[i] >= 0 {
+				names = append(names, name)
+			}
+		}
+		d.ClassNames = names
+	}
+	return c - k
 }

@@ -52,8 +52,8 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("lda: PCA step: %w", err)
 	}
 	keep := min(n-c, pca.Dims())
-	if keep < c-1 || keep < 1 {
-		return nil, fmt.Errorf("lda: within-class scatter is singular and only %d rows for %d classes; PCA+LDA needs n − C ≥ C − 1", n, c)
+	if keep < 1 {
+		return nil, fmt.Errorf("lda: within-class scatter is singular and only %d rows for %d classes; PCA+LDA needs n > C", n, c)
 	}
 	pcaK, err := embed.Truncate(pca.(*Fitted).Model, keep)
 	if err != nil {
@@ -63,12 +63,40 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
+	// In the PCA space S_t is non-singular, but S_w still can be (constant
+	// features within classes, classes of one row): then a ridge of 1e-9
+	// times its mean eigenvalue keeps its null space — the most
+	// discriminative directions — instead of dropping it.
+	prob.MaxDims = min(c-1, keep)
+	if dims > prob.MaxDims {
+		return nil, fmt.Errorf("lda: %d dimensions requested, but the data span only %d after the PCA step", dims, prob.MaxDims)
+	}
+	if withinSingular(z, y) {
+		prob.Ridge = 1e-9 * meanWithinEigenvalue(z, y)
+	}
 	lda, err := fit("lda", prob, z)
 	if err != nil {
 		return nil, err
 	}
 	lda.Model = embed.Compose(pcaK, lda.Model)
 	return lda, nil
+}
+
+func withinScatter(x *mat.Dense, y []int) *mat.SymDense {
+	xc := embed.CenterRows(x, embed.ColMeans(x))
+	var s mat.Dense
+	s.Mul(xc.T(), graph.WithinClass(y).Apply(xc))
+	return linalg.Symmetrize(&s)
+}
+
+func meanWithinEigenvalue(x *mat.Dense, y []int) float64 {
+	s := withinScatter(x, y)
+	n := s.SymmetricDim()
+	t := 0.0
+	for i := 0; i < n; i++ {
+		t += s.At(i, i)
+	}
+	return t / float64(n)
 }
 
 // withinSingular reports whether S_w is numerically singular (its smallest
@@ -78,10 +106,7 @@ func withinSingular(x *mat.Dense, y []int) bool {
 	if d > n-classesPresent(y) {
 		return true
 	}
-	xc := embed.CenterRows(x, embed.ColMeans(x))
-	var s mat.Dense
-	s.Mul(xc.T(), graph.WithinClass(y).Apply(xc))
-	vals, _, err := linalg.SymEig(linalg.Symmetrize(&s), 0, linalg.Largest)
+	vals, _, err := linalg.SymEig(withinScatter(x, y), 0, linalg.Largest)
 	if err != nil {
 		return true
 	}
@@ -128,7 +153,7 @@ type GDA struct {
 
 // DefaultGDAAlpha is the default regulariser of GDA (relative to the mean
 // diagonal of K̃; chosen from the UCI measurements in docs/reproduction.md).
-const DefaultGDAAlpha = 1e-3
+const DefaultGDAAlpha = 0.1
 
 // Fit implements Method.
 func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {

@@ -75,7 +75,7 @@ func init() {
 	Register(Info{
 		Name: "kpca", Title: "Kernel principal component analysis", Family: "variance",
 		Supervision: "unsupervised", Space: "kernel", Paper: "baseline in seeds 000, 002, 004",
-		MaxDims: "number of positive eigenvalues of the centred Gram matrix (≤ n−1)",
+		MaxDims: "n−1 (positive eigenvalues of K̃)",
 		Params:  KernelParams,
 		New: func(p Params) (Method, error) {
 			k, err := p.Kernel(kernel.RBF(1))

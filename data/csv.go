@@ -1,0 +1,268 @@
+package data
+
+import (
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ReadCSV reads a delimited text table with a header row from r; name is
+// the file name used in errors and for Dataset.Name. The separator is
+// opt.Delimiter, else a tab if opt.Format is "tsv", else a comma. The label column is
+// chosen by opt.LabelColumn (default: "label", else "class", else the last
+// column); every other column must hold finite numbers. A label cell that
+// is empty or "?" is Unlabeled. The classes are ordered numerically if all
+// labels are integers, else as sorted strings, unless opt.Classes fixes
+// them; ClassNames holds the label texts. Fields may be quoted as in RFC
+// 4180; blank lines are skipped.
+func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
+	cr := csv.NewReader(r)
+	switch {
+	case opt.Delimiter != 0:
+		cr.Comma = opt.Delimiter
+	case strings.EqualFold(opt.Format, FormatTSV):
+		cr.Comma = '\t'
+	}
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cr.TrimLeadingSpace = !unicode.IsSpace(cr.Comma)
+
+	readErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return &FormatError{File: name, Line: pe.Line, Offset: -1, Msg: "malformed CSV", Err: pe.Err}
+		}
+		return &FormatError{File: name, Offset: -1, Msg: "read error", Err: err}
+	}
+
+	first, err := cr.Read()
+	if err == io.EOF {
+		return nil, lineErr(name, 0, "empty file: no header row and no data")
+	}
+	if err != nil {
+		return nil, readErr(err)
+	}
+	ncols := len(first)
+	if ncols > 0 {
+		first[0] = strings.TrimPrefix(first[0], "\ufeff") // UTF-8 byte order mark
+	}
+	var header []string
+	if opt.NoHeader {
+		header = defaultNames(ncols)
+	} else {
+		header = make([]string, ncols)
+		for j, h := range first {
+			header[j] = strings.Clone(strings.TrimSpace(h))
+		}
+	}
+
+	labelCol := -1
+	if !opt.NoLabels {
+		switch {
+		case opt.LabelColumn != "":
+			if opt.NoHeader {
+				k, err := strconv.Atoi(strings.TrimSpace(opt.LabelColumn))
+				if err != nil || k < 1 || k > ncols {
+					return nil, lineErr(name, 1, "label column %q: without a header the label column must be a 1-based index in 1..%d", opt.LabelColumn, ncols)
+				}
+				labelCol = k - 1
+			} else {
+				labelCol, err = resolveColumn(opt.LabelColumn, header, "column")
+				if err != nil {
+					return nil, lineErr(name, 1, "label column %q not found: %v", opt.LabelColumn, err)
+				}
+			}
+		case opt.NoHeader:
+			labelCol = ncols - 1
+		default:
+			labelCol = defaultLabelColumn(header)
+		}
+	}
+
+	nfeat := ncols
+	if labelCol >= 0 {
+		nfeat--
+	}
+	if nfeat < 1 {
+		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one", ncols, quoteList(header, 10))
+	}
+	featNames := make([]string, 0, nfeat)
+	for j, h := range header {
+		if j != labelCol {
+			featNames = append(featNames, h)
+		}
+	}
+	if opt.NoHeader {
+		featNames = defaultNames(nfeat)
+	}
+
+	var (
+		vals   []float64
+		labels []string
+		lines  []int
+	)
+	addRow := func(rec []string, line int) error {
+		if len(rec) != ncols {
+			if len(rec) < ncols {
+				return lineErr(name, line, "ragged row: %d fields where the header has %d; column %q is missing", len(rec), ncols, header[len(rec)])
+			}
+			return lineErr(name, line, "ragged row: %d fields where the header has %d; extra value %q", len(rec), ncols, rec[ncols])
+		}
+		for j, s := range rec {
+			if j == labelCol {
+				labels = append(labels, strings.Clone(strings.TrimSpace(s)))
+				continue
+			}
+			v, msg := parseNumber(s)
+			if msg != "" {
+				l, _ := cr.FieldPos(j)
+				return lineErr(name, l, "column %q: %s", header[j], msg)
+			}
+			vals = append(vals, v)
+		}
+		lines = append(lines, line)
+		return nil
+	}
+
+	if opt.NoHeader {
+		l, _ := cr.FieldPos(0)
+		if err := addRow(first, l); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, readErr(err)
+		}
+		l, _ := cr.FieldPos(0)
+		if err := addRow(rec, l); err != nil {
+			return nil, err
+		}
+	}
+	n := len(lines)
+	if n == 0 {
+		return nil, lineErr(name, 0, "no data rows after the header")
+	}
+
+	d := &Dataset{
+		Name:         datasetName(name),
+		X:            mat.NewDense(n, nfeat, vals),
+		FeatureNames: featNames,
+	}
+	if labelCol >= 0 {
+		y, classes, err := encodeLabels(labels, opt.Classes)
+		if err != nil {
+			var le *labelError
+			if errors.As(err, &le) {
+				return nil, lineErr(name, lines[le.Row], "column %q: %s", header[labelCol], le.Msg)
+			}
+			return nil, err
+		}
+		d.Y, d.ClassNames = y, classes
+	}
+	return d, nil
+}
+
+// defaultLabelColumn returns the column named "label", else "class" (any
+// case), else the last column.
+func defaultLabelColumn(header []string) int {
+	for _, want := range []string{"label", "class"} {
+		for j, h := range header {
+			if strings.EqualFold(h, want) {
+				return j
+			}
+		}
+	}
+	return len(header) - 1
+}
+
+// WriteCSV writes d as comma-separated text with a header row. When d.Y is
+// not nil the first column is named "label" and holds ClassNames[y] (or
+// the number y when ClassNames is empty), with an empty cell for Unlabeled
+// rows; the feature columns follow, named by FeatureNames (x0, x1, ... if
+// it is empty). Numbers are written in the shortest form that parses back
+// to the same float64.
+//
+// Load (or ReadCSV) reads the file back to the same X, FeatureNames, Y and
+// ClassNames when every class occurs and ClassNames is in the order the
+// reader gives (numeric for integer names, else sorted); otherwise read it
+// back with Options.Classes set to d.ClassNames. Data written without
+// labels must be read back with Options.NoLabels.
+//
+// WriteCSV refuses NaN and Inf values, labels out of range, and class names
+// that would not read back as themselves (empty, "?", or with surrounding
+// spaces).
+func WriteCSV(w io.Writer, d *Dataset) error {
+	if d == nil || d.X == nil {
+		return fmt.Errorf("WriteCSV: dataset %q has no data", d.name())
+	}
+	n, p := d.X.Dims()
+	names := d.FeatureNames
+	switch len(names) {
+	case 0:
+		names = defaultNames(p)
+	case p:
+	default:
+		return fmt.Errorf("WriteCSV: dataset %q has %d feature names for %d columns", d.name(), len(names), p)
+	}
+	hasY := d.Y != nil
+	if hasY && len(d.Y) != n {
+		return fmt.Errorf("WriteCSV: dataset %q has %d labels for %d rows", d.name(), len(d.Y), n)
+	}
+	for c, s := range d.ClassNames {
+		if isMissingLabel(s) || strings.TrimSpace(s) != s {
+			return fmt.Errorf("WriteCSV: dataset %q: class %d is named %q, which would read back as a different label", d.name(), c, s)
+		}
+	}
+
+	cw := csv.NewWriter(w)
+	rec := make([]string, 0, p+1)
+	if hasY {
+		rec = append(rec, "label")
+	}
+	rec = append(rec, names...)
+	if err := cw.Write(rec); err != nil {
+		return err
+	}
+	var buf []byte
+	for i := 0; i < n; i++ {
+		rec = rec[:0]
+		if hasY {
+			y := d.Y[i]
+			switch {
+			case y == Unlabeled:
+				rec = append(rec, "")
+			case y < 0 || (len(d.ClassNames) > 0 && y >= len(d.ClassNames)):
+				return fmt.Errorf("WriteCSV: dataset %q: row %d has label %d, want -1 (unlabeled) or 0..%d", d.name(), i+1, y, len(d.ClassNames)-1)
+			case len(d.ClassNames) > 0:
+				rec = append(rec, d.ClassNames[y])
+			default:
+				rec = append(rec, strconv.Itoa(y))
+			}
+		}
+		for j := 0; j < p; j++ {
+			v := d.X.At(i, j)
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return fmt.Errorf("WriteCSV: dataset %q: row %d, column %q is %v; values must be finite", d.name(), i+1, names[j], v)
+			}
+			buf = strconv.AppendFloat(buf[:0], v, 'g', -1, 64)
+			rec = append(rec, string(buf))
+		}
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

@@ -1,0 +1,192 @@
+package data
+
+import (
+	"bytes"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func readCSVString(s string, opt Options) (*Dataset, error) {
+	return ReadCSV(strings.NewReader(s), "in.csv", opt)
+}
+
+// wantErr checks that err is not nil and contains every want string.
+func wantErr(t *testing.T, what string, err error, wants ...string) {
+	t.Helper()
+	if err == nil {
+		t.Errorf("%s: no error, want one containing %q", what, wants)
+		return
+	}
+	for _, w := range wants {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%s: error %q does not contain %q", what, err, w)
+		}
+	}
+}
+
+func TestReadCSVLabelColumn(t *testing.T) {
+	cases := []struct {
+		name, in string
+		opt      Options
+		feats    []string
+		classes  []string
+		y        []int
+	}{
+		{"label first", "label,a,b\n1,0.5,2\n0,1,3\n", Options{}, []string{"a", "b"}, []string{"0", "1"}, []int{1, 0}},
+		{"Class any case", "a,CLASS,b\n0.5,x,2\n1,y,3\n", Options{}, []string{"a", "b"}, []string{"x", "y"}, []int{0, 1}},
+		{"label beats class", "class,label,a\n1,b,2\n2,a,3\n", Options{}, []string{"class", "a"}, []string{"a", "b"}, []int{1, 0}},
+		{"last by default", "a,b,target\n0.5,2,no\n1,3,yes\n", Options{}, []string{"a", "b"}, []string{"no", "yes"}, []int{0, 1}},
+		{"by name", "a,b,target\n0.5,2,4\n1,3,5\n", Options{LabelColumn: "a"}, []string{"b", "target"}, []string{"0.5", "1"}, []int{0, 1}},
+		{"by name any case", "a,Species,b\n0.5,s,2\n1,v,3\n", Options{LabelColumn: "species"}, []string{"a", "b"}, []string{"s", "v"}, []int{0, 1}},
+		{"by index", "a,b,c\n0.5,2,7\n1,3,8\n", Options{LabelColumn: "2"}, []string{"a", "c"}, []string{"2", "3"}, []int{0, 1}},
+		{"numeric order", "label,a\n10,1\n9,2\n-1,3\n+9,4\n", Options{}, []string{"a"}, []string{"-1", "9", "10"}, []int{2, 1, 0, 1}},
+		{"string order", "label,a\nb,1\nB,2\na,3\n10,4\n9,5\n", Options{}, []string{"a"}, []string{"10", "9", "B", "a", "b"}, []int{4, 2, 3, 0, 1}},
+		{"unlabeled", "label,a\n2,1\n,2\n?,3\n1,4\n", Options{}, []string{"a"}, []string{"1", "2"}, []int{1, -1, -1, 0}},
+		{"given classes", "label,a\nb,1\na,2\n", Options{Classes: []string{"b", "a", "c"}}, []string{"a"}, []string{"b", "a", "c"}, []int{0, 1}},
+		{"quoted, spaces, CRLF, blank lines, BOM", "\ufefflabel,\"x, y\", z \r\n\r\n \"a b\", 1 , \" 2\"\r\n", Options{}, []string{"x, y", "z"}, []string{"a b"}, []int{0}},
+		{"no header", "1,2,a\n3,4,b\n", Options{NoHeader: true}, []string{"x0", "x1"}, []string{"a", "b"}, []int{0, 1}},
+		{"no header, index", "a,1,2\nb,3,4\n", Options{NoHeader: true, LabelColumn: "1"}, []string{"x0", "x1"}, []string{"a", "b"}, []int{0, 1}},
+		{"tsv", "label\ta\tb\nx\t1\t\t2\n", Options{Delimiter: '\t'}, nil, nil, nil},
+	}
+	for _, c := range cases {
+		d, err := readCSVString(c.in, c.opt)
+		if c.name == "tsv" {
+			// An empty TSV cell is an empty value, not skipped whitespace.
+			wantErr(t, c.name, err, "in.csv:2", "ragged row")
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if !slices.Equal(d.FeatureNames, c.feats) || !slices.Equal(d.ClassNames, c.classes) || !slices.Equal(d.Y, c.y) {
+			t.Errorf("%s: features %q classes %q y %v; want %q %q %v", c.name, d.FeatureNames, d.ClassNames, d.Y, c.feats, c.classes, c.y)
+		}
+		if d.Name != "in" {
+			t.Errorf("%s: Name %q", c.name, d.Name)
+		}
+	}
+
+	for _, opt := range []Options{{Delimiter: '\t'}, {Format: "tsv"}} {
+		d, err := readCSVString("label\ta b\tc\nx\t1\t 2\n", opt)
+		if err != nil || d.X.At(0, 1) != 2 || d.FeatureNames[0] != "a b" {
+			t.Errorf("tsv %+v: %v", opt, err)
+		}
+	}
+	d, err := readCSVString("a,b,label\n1,2,3\n", Options{NoLabels: true})
+	if err != nil || d.Y != nil || d.ClassNames != nil {
+		t.Fatalf("NoLabels: %v %v", err, d)
+	}
+	if _, p := d.Dims(); p != 3 {
+		t.Errorf("NoLabels: %d columns, want 3", p)
+	}
+}
+
+func TestReadCSVValues(t *testing.T) {
+	d, err := readCSVString("label,a,b\n0, 1.5 ,-2e3\n1,0,1e-300\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := mat.NewDense(2, 2, []float64{1.5, -2000, 0, 1e-300})
+	if !mat.Equal(d.X, want) {
+		t.Errorf("X = %v", mat.Formatted(d.X))
+	}
+}
+
+func TestReadCSVErrors(t *testing.T) {
+	cases := []struct {
+		name, in string
+		opt      Options
+		wants    []string
+	}{
+		{"NaN", "label,a,b\n0,1,2\n1,NaN,3\n", Options{}, []string{"in.csv:3", `column "a"`, `"NaN"`, "not finite"}},
+		{"Inf", "label,a,b\n0,1,-Inf\n", Options{}, []string{"in.csv:2", `column "b"`, `"-Inf"`, "not finite"}},
+		{"overflow", "label,a\n0,1e999\n", Options{}, []string{"in.csv:2", `"1e999"`, "range"}},
+		{"non-numeric", "label,a,b\n0,1,2\n1,2,abc\n", Options{}, []string{"in.csv:3", `column "b"`, `cannot parse "abc"`}},
+		{"empty cell", "label,a,b\n0,,2\n", Options{}, []string{"in.csv:2", `column "a"`, "empty value"}},
+		{"missing cell", "label,a,b\n0,?,2\n", Options{}, []string{"in.csv:2", `column "a"`, "missing value"}},
+		{"short row", "label,a,b\n0,1,2\n1,2\n", Options{}, []string{"in.csv:3", "ragged row", "2 fields", "header has 3", `column "b" is missing`}},
+		{"long row", "label,a,b\n0,1,2,3\n", Options{}, []string{"in.csv:2", "ragged row", "4 fields", `extra value "3"`}},
+		{"empty file", "", Options{}, []string{"in.csv", "empty file"}},
+		{"blank file", "\n\n", Options{}, []string{"in.csv", "empty file"}},
+		{"header only", "label,a\n", Options{}, []string{"in.csv", "no data rows"}},
+		{"missing label column", "a,b,c\n1,2,3\n", Options{LabelColumn: "target"}, []string{"in.csv:1", `label column "target" not found`, `"a", "b", "c"`}},
+		{"label index out of range", "a,b,c\n1,2,3\n", Options{LabelColumn: "7"}, []string{"in.csv:1", "out of range 1..3"}},
+		{"only a label", "label\n1\n", Options{}, []string{"in.csv:1", "no feature columns"}},
+		{"bad quote", "label,a\n0,\"1\n", Options{}, []string{"in.csv:2", "malformed CSV"}},
+		{"unknown class", "label,a\nx,1\nz,2\n", Options{Classes: []string{"x", "y"}}, []string{"in.csv:3", `label "z" is not one of the given classes`}},
+		{"no header bad index", "1,2\n", Options{NoHeader: true, LabelColumn: "a"}, []string{"1-based index"}},
+	}
+	for _, c := range cases {
+		_, err := readCSVString(c.in, c.opt)
+		wantErr(t, c.name, err, c.wants...)
+	}
+}
+
+func TestWriteCSVRoundTrip(t *testing.T) {
+	x := mat.NewDense(4, 3, []float64{
+		0.1, -2, 1e-300,
+		math.Pi, 0, -0.0,
+		1e300, 123456789.125, 5,
+		-1.5, 2.5e-8, 7,
+	})
+	names := []string{"a", "b, with comma", `c "quoted"`}
+	cases := []struct {
+		name string
+		d    *Dataset
+		opt  Options
+	}{
+		{"string classes", &Dataset{X: x, Y: []int{0, 1, 1, -1}, FeatureNames: names, ClassNames: []string{"cat", "dog"}}, Options{}},
+		{"integer classes", &Dataset{X: x, Y: []int{2, 0, 1, 0}, FeatureNames: names, ClassNames: []string{"1", "2", "10"}}, Options{}},
+		{"classes not sorted", &Dataset{X: x, Y: []int{0, 1, 2, 0}, FeatureNames: names, ClassNames: []string{"zeta", "alpha", "mid"}}, Options{Classes: []string{"zeta", "alpha", "mid"}}},
+		{"absent class", &Dataset{X: x, Y: []int{0, 0, 2, 2}, FeatureNames: names, ClassNames: []string{"a", "b", "c"}}, Options{Classes: []string{"a", "b", "c"}}},
+		{"no class names", &Dataset{X: x, Y: []int{0, 1, 2, 3}, FeatureNames: names}, Options{}},
+		{"no labels, default names", &Dataset{X: x}, Options{NoLabels: true}},
+	}
+	for _, c := range cases {
+		var buf bytes.Buffer
+		if err := WriteCSV(&buf, c.d); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		got, err := ReadCSV(bytes.NewReader(buf.Bytes()), "rt.csv", c.opt)
+		if err != nil {
+			t.Fatalf("%s: reading back: %v\n%s", c.name, err, buf.String())
+		}
+		if !mat.Equal(got.X, c.d.X) {
+			t.Errorf("%s: X differs:\n%v\n%s", c.name, mat.Formatted(got.X), buf.String())
+		}
+		wantNames := c.d.FeatureNames
+		if wantNames == nil {
+			wantNames = defaultNames(3)
+		}
+		if !slices.Equal(got.FeatureNames, wantNames) {
+			t.Errorf("%s: FeatureNames %q, want %q", c.name, got.FeatureNames, wantNames)
+		}
+		wantClasses := c.d.ClassNames
+		if c.d.Y != nil && wantClasses == nil {
+			wantClasses = []string{"0", "1", "2", "3"}
+		}
+		if !slices.Equal(got.Y, c.d.Y) || !slices.Equal(got.ClassNames, wantClasses) {
+			t.Errorf("%s: Y %v ClassNames %q, want %v %q", c.name, got.Y, got.ClassNames, c.d.Y, wantClasses)
+		}
+		if c.d.Y != nil && !strings.HasPrefix(buf.String(), "label,") {
+			t.Errorf("%s: header %q does not start with label", c.name, strings.SplitN(buf.String(), "\n", 2)[0])
+		}
+	}
+}
+
+func TestWriteCSVErrors(t *testing.T) {
+	x := mat.NewDense(2, 2, []float64{1, 2, 3, math.Inf(1)})
+	var buf bytes.Buffer
+	wantErr(t, "Inf", WriteCSV(&buf, &Dataset{Name: "d", X: x}), `dataset "d"`, "row 2", `column "x1"`, "+Inf")
+	x.Set(1, 1, 0)
+	wantErr(t, "label range", WriteCSV(&buf, &Dataset{X: x, Y: []int{0, 2}, ClassNames: []string{"a", "b"}}), "row 2 has label 2")
+	wantErr(t, "label count", WriteCSV(&buf, &Dataset{X: x, Y: []int{0}}), "1 labels for 2 rows")
+	wantErr(t, "bad class name", WriteCSV(&buf, &Dataset{X: x, Y: []int{0, 0}, ClassNames: []string{"?"}}), `named "?"`)
+	wantErr(t, "names", WriteCSV(&buf, &Dataset{X: x, FeatureNames: []string{"a"}}), "1 feature names for 2 columns")
+	wantErr(t, "nil", WriteCSV(&buf, nil), "no data")
+}

@@ -1,0 +1,172 @@
+package data
+
+import (
+	"bufio"
+	"errors"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// lineReader yields the lines of a text input without their line ending
+// ("\n" or "\r\n"), counting them from 1. Lines may be of any length.
+type lineReader struct {
+	name string
+	br   *bufio.Reader
+	line int
+	err  error
+}
+
+func newLineReader(r io.Reader, name string) *lineReader {
+	return &lineReader{name: name, br: bufio.NewReaderSize(r, 64<<10)}
+}
+
+// next returns the next line and true, or "" and false at the end of the
+// input or on a read error (see Err).
+func (lr *lineReader) next() (string, bool) {
+	if lr.err != nil {
+		return "", false
+	}
+	s, err := lr.br.ReadString('\n')
+	if err != nil {
+		if err != io.EOF {
+			lr.err = &FormatError{File: lr.name, Line: lr.line + 1, Offset: -1, Msg: "read error", Err: err}
+			return "", false
+		}
+		if s == "" {
+			lr.err = io.EOF
+			return "", false
+		}
+	}
+	lr.line++
+	s = strings.TrimSuffix(s, "\n")
+	s = strings.TrimSuffix(s, "\r")
+	return s, true
+}
+
+// Err returns the read error that stopped next, or nil at the end of the
+// input.
+func (lr *lineReader) Err() error {
+	if lr.err == io.EOF {
+		return nil
+	}
+	return lr.err
+}
+
+// ReadLIBSVM reads LIBSVM/svmlight sparse text from r; name is the file
+// name used in errors and for Dataset.Name. Each non-blank line is
+// "label index:value index:value ..." with 1-based indices, in any order
+// but each at most once; features not listed are 0. Text from '#' to the
+// end of a line is a comment, and svmlight's "qid:n" tokens are ignored.
+// The dimension is the largest index in the file, or opt.NumFeatures. The
+// labels are ordered as in ReadCSV ("-1" and "+1" give the classes "-1",
+// "+1"); with opt.NoLabels they are ignored. Features are named f1, f2, ...
+// after their LIBSVM index.
+func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
+	type entry struct {
+		idx int
+		val float64
+	}
+	var (
+		rows   [][]entry
+		labels []string
+		lines  []int
+		maxIdx int
+	)
+	lr := newLineReader(r, name)
+	for {
+		s, ok := lr.next()
+		if !ok {
+			break
+		}
+		if i := strings.IndexByte(s, '#'); i >= 0 {
+			s = s[:i]
+		}
+		fields := strings.Fields(s)
+		if len(fields) == 0 {
+			continue
+		}
+		label := ""
+		if !strings.Contains(fields[0], ":") {
+			label = fields[0]
+			fields = fields[1:]
+			if strings.Contains(label, ",") && !opt.NoLabels {
+				return nil, lineErr(name, lr.line, "label %q: multi-label rows are not supported; want one label per row", label)
+			}
+		} else if !opt.NoLabels {
+			return nil, lineErr(name, lr.line, "row starts with %q: want a label before the index:value pairs (or set NoLabels for unlabelled data)", fields[0])
+		}
+		row := make([]entry, 0, len(fields))
+		for _, f := range fields {
+			k := strings.IndexByte(f, ':')
+			if k < 0 {
+				return nil, lineErr(name, lr.line, "token %q: want index:value", f)
+			}
+			is, vs := f[:k], f[k+1:]
+			if is == "qid" {
+				continue
+			}
+			idx, err := strconv.Atoi(is)
+			if err != nil || idx < 1 {
+				return nil, lineErr(name, lr.line, "token %q: index %q is not a positive integer (LIBSVM indices start at 1)", f, is)
+			}
+			if opt.NumFeatures > 0 && idx > opt.NumFeatures {
+				return nil, lineErr(name, lr.line, "token %q: index %d exceeds the dimension %d set by NumFeatures", f, idx, opt.NumFeatures)
+			}
+			v, msg := parseNumber(vs)
+			if msg != "" {
+				return nil, lineErr(name, lr.line, "feature %d: %s", idx, msg)
+			}
+			row = append(row, entry{idx, v})
+			maxIdx = max(maxIdx, idx)
+		}
+		slices.SortFunc(row, func(a, b entry) int { return a.idx - b.idx })
+		for k := 1; k < len(row); k++ {
+			if row[k].idx == row[k-1].idx {
+				return nil, lineErr(name, lr.line, "index %d appears twice in the row", row[k].idx)
+			}
+		}
+		rows = append(rows, row)
+		labels = append(labels, label)
+		lines = append(lines, lr.line)
+	}
+	if err := lr.Err(); err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, lineErr(name, 0, "empty file: no data rows")
+	}
+	p := maxIdx
+	if opt.NumFeatures > 0 {
+		p = opt.NumFeatures
+	}
+	if p == 0 {
+		return nil, lineErr(name, 0, "no features: no row has an index:value pair (set NumFeatures to fix the dimension)")
+	}
+	x := mat.NewDense(len(rows), p, nil)
+	for i, row := range rows {
+		for _, e := range row {
+			x.Set(i, e.idx-1, e.val)
+		}
+	}
+	names := make([]string, p)
+	for j := range names {
+		names[j] = "f" + strconv.Itoa(j+1)
+	}
+	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: names}
+	if !opt.NoLabels {
+		y, classes, err := encodeLabels(labels, opt.Classes)
+		if err != nil {
+			var le *labelError
+			if errors.As(err, &le) {
+				return nil, lineErr(name, lines[le.Row], "%s", le.Msg)
+			}
+			return nil, err
+		}
+		d.Y, d.ClassNames = y, classes
+	}
+	return d, nil
+}

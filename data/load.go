@@ -1,0 +1,501 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Options controls how Load and the Read* functions interpret a file. The
+// zero value reads the common case: format from the extension, labels
+// present, CSV label column "label"/"class"/last, ARFF class attribute
+// "class"/last with ordinal nominals and missing values rejected, MATLAB
+// variables fea and gnd with the orientation guessed from the labels.
+type Options struct {
+	// Format overrides the format guessed from the file name: "csv", "tsv",
+	// "libsvm" (also "svm", "svmlight"), "arff", "npy" or "mat". Empty
+	// means: from the extension, after removing a ".gz" suffix.
+	Format string
+
+	// NoLabels reads the data as unlabelled: every CSV column and every
+	// ARFF attribute (but those dropped) is a feature, the labels of a
+	// LIBSVM file are ignored, no MATLAB label variable is needed, and
+	// Dataset.Y is nil.
+	NoLabels bool
+
+	// Classes, when non-nil, fixes the class names and their order: a
+	// label whose text is Classes[c] gets label c, and a label text not in
+	// the list is an error. Use it to give the files of one data set (say
+	// train and test) the same class numbering, or to read back a CSV
+	// written from a Dataset whose ClassNames are not in sorted order.
+	// Numeric labels of .npy and .mat files are matched by their decimal
+	// text ("3"). Nil: CSV, LIBSVM, NumPy and MATLAB labels are ordered
+	// numerically if they all are integers, else as sorted strings; an
+	// ARFF nominal class keeps its declaration order.
+	Classes []string
+
+	// LabelColumn picks the CSV/TSV label column, by header name (exact
+	// match first, then case-insensitive) or by 1-based index ("1" is the
+	// first column). Empty: the column named "label", else "class" (any
+	// case), else the last column.
+	LabelColumn string
+
+	// Delimiter is the CSV field separator. 0 means ',' (or '\t' for the
+	// "tsv" format and .tsv files).
+	Delimiter rune
+
+	// NoHeader says the CSV file has no header row; the features are then
+	// named x0, x1, ... and LabelColumn can only be an index (default: the
+	// last column).
+	NoHeader bool
+
+	// NumFeatures fixes the dimension of LIBSVM data (useful when the last
+	// features are zero in every row of a file); an index above it is an
+	// error. 0 means: the largest index in the file.
+	NumFeatures int
+
+	// ClassAttr picks the ARFF class attribute, by name (exact match first,
+	// then case-insensitive) or by 1-based index. Empty: the attribute
+	// named "class" in any case, else the last attribute.
+	ClassAttr string
+
+	// Drop lists ARFF attributes to leave out (row identifiers, string or
+	// date attributes, ...), by name or 1-based index like ClassAttr. A
+	// name that matches no attribute is an error.
+	Drop []string
+
+	// Nominal says how ARFF nominal input attributes become numbers:
+	// "ordinal" (or empty, the default) gives the 0-based index of the
+	// value in the declaration, except that when every declared value is
+	// a number (like {0,1,2,3}) the number itself is used; "onehot" gives
+	// one 0/1 column per declared value, named attr=value.
+	Nominal string
+
+	// Missing says what to do with an ARFF row that has a missing value
+	// ('?') in a kept input attribute: "reject" (or empty, the default) is
+	// an error naming the file, line and attribute; "drop" leaves the row
+	// out and counts it in Dataset.DroppedRows. A missing class value is
+	// never an error: the row is kept as Unlabeled.
+	Missing string
+
+	// LabelsFile names the file holding the labels of a .npy data file: a
+	// .npy array of integers (1-D, or 2-D with one row or column) or a
+	// text file with one label per line ("" or "?" for unlabelled rows).
+	// Only used with the npy format; a ".gz" suffix is decompressed.
+	LabelsFile string
+
+	// MatFeatures names the MATLAB variable holding the features. Empty
+	// means "fea".
+	MatFeatures string
+
+	// MatLabels names the MATLAB variable holding the labels (a vector of
+	// integers). Empty means "gnd".
+	MatLabels string
+
+	// MatSamples gives the orientation of the MATLAB feature matrix:
+	// "rows" (one sample per row, as in fea n×d), "columns" (one sample
+	// per column, d×n), or empty: the dimension whose length matches the
+	// label vector (rows when both do, or when there are no labels; an
+	// error when neither does).
+	MatSamples string
+}
+
+// Format names accepted by Options.Format.
+const (
+	FormatCSV    = "csv"
+	FormatTSV    = "tsv"
+	FormatLIBSVM = "libsvm"
+	FormatARFF   = "arff"
+	FormatNPY    = "npy"
+	FormatMAT    = "mat"
+)
+
+var formatByExt = map[string]string{
+	".csv":      FormatCSV,
+	".tsv":      FormatTSV,
+	".libsvm":   FormatLIBSVM,
+	".svm":      FormatLIBSVM,
+	".svmlight": FormatLIBSVM,
+	".arff":     FormatARFF,
+	".npy":      FormatNPY,
+	".mat":      FormatMAT,
+}
+
+// normalizeFormat maps the names accepted by Options.Format to one of the
+// Format* constants.
+func normalizeFormat(f string) (string, bool) {
+	switch strings.ToLower(f) {
+	case "csv":
+		return FormatCSV, true
+	case "tsv":
+		return FormatTSV, true
+	case "libsvm", "svm", "svmlight":
+		return FormatLIBSVM, true
+	case "arff":
+		return FormatARFF, true
+	case "npy":
+		return FormatNPY, true
+	case "mat":
+		return FormatMAT, true
+	}
+	return "", false
+}
+
+// DetectFormat returns the format Load would use for path: the one named by
+// the extension, after removing a ".gz" suffix.
+func DetectFormat(path string) (string, error) {
+	base := strings.TrimSuffix(strings.ToLower(filepath.Base(path)), ".gz")
+	ext := filepath.Ext(base)
+	if f, ok := formatByExt[ext]; ok {
+		return f, nil
+	}
+	return "", fmt.Errorf("%s: unknown file extension %q; want .csv, .tsv, .libsvm, .svm, .svmlight, .arff, .npy or .mat (optionally followed by .gz), or set the format explicitly", path, ext)
+}
+
+// Load reads the data set in the file at path. The format comes from the
+// extension (see DetectFormat) unless opt.Format is set; a ".gz" suffix is
+// decompressed transparently. Dataset.Name is the file name without its
+// extensions.
+func Load(path string, opt Options) (*Dataset, error) {
+	format := opt.Format
+	if format != "" {
+		f, ok := normalizeFormat(format)
+		if !ok {
+			return nil, fmt.Errorf("%s: unknown format %q; want csv, tsv, libsvm, arff, npy or mat", path, format)
+		}
+		format = f
+	} else {
+		f, err := DetectFormat(path)
+		if err != nil {
+			return nil, err
+		}
+		format = f
+	}
+	if opt.LabelsFile != "" && format != FormatNPY {
+		return nil, fmt.Errorf("%s: Options.LabelsFile (%s) is only used with .npy data, not %s", path, opt.LabelsFile, format)
+	}
+	if err := checkOptions(path, opt); err != nil {
+		return nil, err
+	}
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := bytes.NewReader(b)
+	var d *Dataset
+	switch format {
+	case FormatCSV, FormatTSV:
+		if format == FormatTSV && opt.Delimiter == 0 {
+			opt.Delimiter = '\t'
+		}
+		d, err = ReadCSV(r, path, opt)
+	case FormatLIBSVM:
+		d, err = ReadLIBSVM(r, path, opt)
+	case FormatARFF:
+		d, err = ReadARFF(r, path, opt)
+	case FormatNPY:
+		d, err = loadNPY(b, path, opt)
+	case FormatMAT:
+		d, err = ReadMAT(r, path, opt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// checkOptions rejects option values that no reader accepts.
+func checkOptions(name string, opt Options) error {
+	switch opt.Nominal {
+	case "", "ordinal", "onehot":
+	default:
+		return fmt.Errorf("%s: Options.Nominal is %q; want \"ordinal\" or \"onehot\"", name, opt.Nominal)
+	}
+	switch opt.Missing {
+	case "", "reject", "drop":
+	default:
+		return fmt.Errorf("%s: Options.Missing is %q; want \"reject\" or \"drop\"", name, opt.Missing)
+	}
+	switch opt.MatSamples {
+	case "", "rows", "columns":
+	default:
+		return fmt.Errorf("%s: Options.MatSamples is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
+	}
+	if opt.NumFeatures < 0 {
+		return fmt.Errorf("%s: Options.NumFeatures is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
+	}
+	return nil
+}
+
+// readFile returns the contents of path, decompressed if the name ends in
+// ".gz".
+func readFile(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
+		return b, nil
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a valid gzip file: %w", path, err)
+	}
+	out, err := io.ReadAll(zr)
+	if err != nil {
+		if err == io.ErrUnexpectedEOF {
+			return nil, fmt.Errorf("%s: truncated gzip data: the compressed stream ends early (%d bytes decompressed before the end of the file)", path, len(out))
+		}
+		return nil, fmt.Errorf("%s: corrupt gzip data after %d decompressed bytes: %w", path, len(out), err)
+	}
+	return out, nil
+}
+
+// datasetName is the file name of path without directory and extensions
+// (".csv.gz" and the like).
+func datasetName(path string) string {
+	base := filepath.Base(path)
+	lower := strings.ToLower(base)
+	if strings.HasSuffix(lower, ".gz") {
+		base = base[:len(base)-3]
+	}
+	if _, ok := formatByExt[strings.ToLower(filepath.Ext(base))]; ok {
+		base = base[:len(base)-len(filepath.Ext(base))]
+	}
+	return base
+}
+
+// FormatError is the error returned for input that breaks a rule of its
+// format. Its message names the file, the place (line or byte offset), the
+// rule and the offending value.
+type FormatError struct {
+	File   string // display name of the input
+	Line   int    // 1-based line for text formats; 0 if not applicable
+	Offset int64  // byte offset for binary formats; -1 if not applicable
+	Msg    string // the rule broken, with the offending value
+	Err    error  // underlying error, if any
+}
+
+func (e *FormatError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	switch {
+	case e.Line > 0:
+		fmt.Fprintf(&b, ":%d", e.Line)
+	case e.Offset >= 0:
+		fmt.Fprintf(&b, ": byte offset %d", e.Offset)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Msg)
+	if e.Err != nil {
+		b.WriteString(": ")
+		b.WriteString(e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// lineErr returns a FormatError at line of file (line 0: no line).
+func lineErr(file string, line int, format string, args ...any) error {
+	return &FormatError{File: file, Line: line, Offset: -1, Msg: fmt.Sprintf(format, args...)}
+}
+
+// offsetErr returns a FormatError at byte offset off of file.
+func offsetErr(file string, off int64, format string, args ...any) error {
+	return &FormatError{File: file, Offset: off, Msg: fmt.Sprintf(format, args...)}
+}
+
+// resolveColumn finds the column spec among names: an exact name, a
+// 1-based index, or a case-insensitive name, in that order. what names the
+// kind of thing for the error ("column", "attribute").
+func resolveColumn(spec string, names []string, what string) (int, error) {
+	if i := slices.Index(names, spec); i >= 0 {
+		return i, nil
+	}
+	if k, err := strconv.Atoi(strings.TrimSpace(spec)); err == nil {
+		if k < 1 || k > len(names) {
+			return -1, fmt.Errorf("%s index %d is out of range 1..%d", what, k, len(names))
+		}
+		return k - 1, nil
+	}
+	for i, n := range names {
+		if strings.EqualFold(n, spec) {
+			return i, nil
+		}
+	}
+	return -1, fmt.Errorf("no %s named %q; the %ss are: %s", what, spec, what, quoteList(names, 40))
+}
+
+// quoteList formats names as a comma-separated list of quoted strings,
+// eliding the middle of lists longer than max.
+func quoteList(names []string, max int) string {
+	q := func(s []string) string {
+		out := make([]string, len(s))
+		for i, n := range s {
+			out[i] = strconv.Quote(n)
+		}
+		return strings.Join(out, ", ")
+	}
+	if len(names) <= max {
+		return q(names)
+	}
+	return fmt.Sprintf("%s, ... (%d more) ..., %s", q(names[:max-5]), len(names)-max+1, q(names[len(names)-4:]))
+}
+
+// defaultNames returns x0, x1, ..., x(p-1).
+func defaultNames(p int) []string {
+	names := make([]string, p)
+	for j := range names {
+		names[j] = "x" + strconv.Itoa(j)
+	}
+	return names
+}
+
+// isMissingLabel reports whether a label text means "no label".
+func isMissingLabel(s string) bool {
+	return s == "" || s == "?"
+}
+
+// labelError is returned by encodeLabels for the label at index Row.
+type labelError struct {
+	Row int
+	Msg string
+}
+
+func (e *labelError) Error() string { return e.Msg }
+
+// encodeLabels turns label texts (already trimmed) into labels 0..C-1 and
+// class names. "" and "?" are Unlabeled. With classes non-nil, the label is
+// the index of its text in classes; otherwise, the classes are ordered
+// numerically when every label parses as an integer (labels with the same
+// value, like "1" and "+1", are one class named by its first text), else
+// as sorted strings.
+func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
+	y := make([]int, len(texts))
+	if classes != nil {
+		idx := make(map[string]int, len(classes))
+		for c, name := range classes {
+			if _, dup := idx[name]; !dup {
+				idx[name] = c
+			}
+		}
+		for i, t := range texts {
+			if isMissingLabel(t) {
+				y[i] = Unlabeled
+				continue
+			}
+			c, ok := idx[t]
+			if !ok {
+				return nil, nil, &labelError{Row: i, Msg: fmt.Sprintf("label %q is not one of the given classes (%s)", t, quoteList(classes, 20))}
+			}
+			y[i] = c
+		}
+		return y, slices.Clone(classes), nil
+	}
+
+	allInt := true
+	for _, t := range texts {
+		if isMissingLabel(t) {
+			continue
+		}
+		if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+			allInt = false
+			break
+		}
+	}
+	if allInt {
+		first := map[int64]string{}
+		vals := make([]int64, len(texts))
+		for i, t := range texts {
+			if isMissingLabel(t) {
+				continue
+			}
+			v, _ := strconv.ParseInt(t, 10, 64)
+			vals[i] = v
+			if _, ok := first[v]; !ok {
+				first[v] = t
+			}
+		}
+		keys := make([]int64, 0, len(first))
+		for v := range first {
+			keys = append(keys, v)
+		}
+		slices.Sort(keys)
+		index := make(map[int64]int, len(keys))
+		names := make([]string, len(keys))
+		for c, v := range keys {
+			index[v] = c
+			names[c] = first[v]
+		}
+		for i, t := range texts {
+			if isMissingLabel(t) {
+				y[i] = Unlabeled
+			} else {
+				y[i] = index[vals[i]]
+			}
+		}
+		return y, names, nil
+	}
+
+	index := map[string]int{}
+	for _, t := range texts {
+		if !isMissingLabel(t) {
+			index[t] = 0
+		}
+	}
+	names := make([]string, 0, len(index))
+	for t := range index {
+		names = append(names, t)
+	}
+	slices.Sort(names)
+	for c, t := range names {
+		index[t] = c
+	}
+	for i, t := range texts {
+		if isMissingLabel(t) {
+			y[i] = Unlabeled
+		} else {
+			y[i] = index[t]
+		}
+	}
+	return y, names, nil
+}
+
+// parseNumber parses s (surrounding spaces ignored) as a finite float64.
+// On failure it returns a message naming the rule and the value.
+func parseNumber(s string) (float64, string) {
+	if len(s) == 1 && s[0] >= '0' && s[0] <= '9' {
+		return float64(s[0] - '0'), "" // fast path for pixel data full of zeros
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		s = strings.TrimSpace(s)
+		v, err = strconv.ParseFloat(s, 64)
+	}
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return 0, fmt.Sprintf("value %q is out of the float64 range", s)
+		}
+		if s == "" {
+			return 0, "empty value; a number is required"
+		}
+		if s == "?" {
+			return 0, "missing value \"?\"; a number is required"
+		}
+		return 0, fmt.Sprintf("cannot parse %q as a number", s)
+	}
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", s)
+	}
+	return v, ""
+}

@@ -1,0 +1,149 @@
+package data
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// writeTemp writes content to dir/name and returns the path; names ending
+// in ".gz" are gzipped.
+func writeTemp(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	b := []byte(content)
+	if strings.HasSuffix(name, ".gz") {
+		var z bytes.Buffer
+		zw := gzip.NewWriter(&z)
+		zw.Write(b)
+		zw.Close()
+		b = z.Bytes()
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+const smallARFF = `@relation r
+@attribute a numeric
+@attribute b numeric
+@attribute class {x,y}
+@data
+1,2,x
+3,4,y
+`
+
+func TestLoadFormats(t *testing.T) {
+	dir := t.TempDir()
+	want := mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	files := map[string]Options{
+		writeTemp(t, dir, "d.csv", "label,a,b\nx,1,2\ny,3,4\n"):       {},
+		writeTemp(t, dir, "d2.CSV.gz", "label,a,b\nx,1,2\ny,3,4\n"):   {},
+		writeTemp(t, dir, "d.tsv", "label\ta\tb\nx\t1\t2\ny\t3\t4\n"): {},
+		writeTemp(t, dir, "d.libsvm", "x 1:1 2:2\ny 1:3 2:4\n"):       {},
+		writeTemp(t, dir, "d.svm.gz", "x 1:1 2:2\ny 1:3 2:4\n"):       {},
+		writeTemp(t, dir, "d.svmlight", "x 1:1 2:2\ny 1:3 2:4\n"):     {},
+		writeTemp(t, dir, "d.arff", smallARFF):                        {},
+		writeTemp(t, dir, "d.arff.gz", smallARFF):                     {},
+		writeTemp(t, dir, "d.txt", "x 1:1 2:2\ny 1:3 2:4\n"):          {Format: "svmlight"},
+		writeTemp(t, dir, "d.data", "a;b;label\n1;2;x\n3;4;y\n"):      {Format: "CSV", Delimiter: ';'},
+		writeTemp(t, dir, "e.tsv", "a,b,label\n1,2,x\n3,4,y\n"):       {Format: "csv"},
+	}
+	for path, opt := range files {
+		d, err := Load(path, opt)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if !mat.Equal(d.X, want) || !slices.Equal(d.Y, []int{0, 1}) || !slices.Equal(d.ClassNames, []string{"x", "y"}) {
+			t.Errorf("%s: X %v Y %v ClassNames %v", path, mat.Formatted(d.X), d.Y, d.ClassNames)
+		}
+	}
+	if got := datasetName("/a/b/orl_32x32.csv.gz"); got != "orl_32x32" {
+		t.Errorf("datasetName = %q", got)
+	}
+	if got := datasetName("x.y.data"); got != "x.y.data" {
+		t.Errorf("datasetName = %q", got)
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeTemp(t, dir, "ok.csv", "label,a\n1,2\n")
+
+	_, err := Load(filepath.Join(dir, "data.xlsx"), Options{})
+	wantErr(t, "unknown extension", err, "data.xlsx", `unknown file extension ".xlsx"`)
+	_, err = Load(filepath.Join(dir, "data.gz"), Options{})
+	wantErr(t, "bare .gz", err, "data.gz", "unknown file extension")
+	_, err = Load(csv, Options{Format: "parquet"})
+	wantErr(t, "unknown format", err, "ok.csv", `unknown format "parquet"`)
+	_, err = Load(filepath.Join(dir, "absent.csv"), Options{})
+	wantErr(t, "missing file", err, "absent.csv")
+	if !os.IsNotExist(errorsUnwrapAll(err)) {
+		t.Errorf("missing file: %v is not a not-exist error", err)
+	}
+	_, err = Load(csv, Options{LabelsFile: "y.npy"})
+	wantErr(t, "labels file with csv", err, "only used with .npy")
+	_, err = Load(csv, Options{Nominal: "binary"})
+	wantErr(t, "bad Nominal", err, `Options.Nominal is "binary"`)
+	_, err = Load(csv, Options{Missing: "mean"})
+	wantErr(t, "bad Missing", err, `Options.Missing is "mean"`)
+	_, err = Load(csv, Options{MatSamples: "cols"})
+	wantErr(t, "bad MatSamples", err, `Options.MatSamples is "cols"`)
+	_, err = Load(csv, Options{NumFeatures: -1})
+	wantErr(t, "bad NumFeatures", err, "NumFeatures is -1")
+	_, err = Load(writeTemp(t, dir, "empty.csv", ""), Options{})
+	wantErr(t, "empty file", err, "empty.csv", "empty file")
+
+	// A truncated gzip file.
+	var z bytes.Buffer
+	zw := gzip.NewWriter(&z)
+	zw.Write(bytes.Repeat([]byte("label,a\n1,2\n"), 1000))
+	zw.Close()
+	gz := filepath.Join(dir, "trunc.csv.gz")
+	os.WriteFile(gz, z.Bytes()[:z.Len()/2], 0o644)
+	_, err = Load(gz, Options{})
+	wantErr(t, "truncated gzip", err, "trunc.csv.gz", "truncated gzip")
+	notgz := writeTemp(t, dir, "plain.csv.gz", "label,a\n1,2\n")
+	os.WriteFile(notgz, []byte("label,a\n1,2\n"), 0o644)
+	_, err = Load(notgz, Options{})
+	wantErr(t, "not gzip", err, "plain.csv.gz", "not a valid gzip file")
+}
+
+func errorsUnwrapAll(err error) error {
+	for {
+		u, ok := err.(interface{ Unwrap() error })
+		if !ok {
+			return err
+		}
+		err = u.Unwrap()
+	}
+}
+
+func TestEncodeLabels(t *testing.T) {
+	y, names, err := encodeLabels([]string{"3", "01", "1", "", "-2"}, nil)
+	if err != nil || !slices.Equal(y, []int{2, 1, 1, -1, 0}) || !slices.Equal(names, []string{"-2", "01", "3"}) {
+		t.Errorf("integers: %v %q %v", y, names, err)
+	}
+	y, names, err = encodeLabels([]string{"?", ""}, nil)
+	if err != nil || !slices.Equal(y, []int{-1, -1}) || len(names) != 0 {
+		t.Errorf("all unlabeled: %v %q %v", y, names, err)
+	}
+}
+
+func TestCompactClasses(t *testing.T) {
+	d := &Dataset{Y: []int{2, 0, -1, 2}, ClassNames: []string{"a", "b", "c", "d"}}
+	if n := d.CompactClasses(); n != 2 || !slices.Equal(d.Y, []int{1, 0, -1, 1}) || !slices.Equal(d.ClassNames, []string{"a", "c"}) {
+		t.Errorf("CompactClasses = %d, Y %v, ClassNames %q", n, d.Y, d.ClassNames)
+	}
+	if n := d.CompactClasses(); n != 0 {
+		t.Errorf("second CompactClasses = %d", n)
+	}
+}

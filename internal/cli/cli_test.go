@@ -1,0 +1,184 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dimred/dimred/internal/testdata"
+)
+
+func run(t *testing.T, args ...string) (status int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	status = Do(args, strings.NewReader(""), &out, &errb)
+	return status, out.String(), errb.String()
+}
+
+func write(t *testing.T, name, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestMethodsListsEveryMethodWithParameters(t *testing.T) {
+	st, out, _ := run(t, "methods", "-v")
+	if st != 0 {
+		t.Fatalf("status %d", st)
+	}
+	for _, want := range []string{"pca", "lda", "kpca", "gda", "-p sigma=1", "-p alpha=", "C−1"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("methods -v output lacks %q", want)
+		}
+	}
+}
+
+// fit → transform round trip: the transform of the training file through
+// the saved model (with its saved min-max scaling) has C−1 columns and the
+// label column first.
+func TestFitTransformRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "gda.json")
+	st, _, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "--scale", "minmax", "-p", "sigma=1", "-o", model)
+	if st != 0 {
+		t.Fatalf("fit: status %d: %s", st, errs)
+	}
+	var f map[string]any
+	b, _ := os.ReadFile(model)
+	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 1.0 {
+		t.Fatalf("model file: %v %v", err, f["format"])
+	}
+	outCSV := filepath.Join(dir, "z.csv")
+	st, _, errs = run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", outCSV)
+	if st != 0 {
+		t.Fatalf("transform: status %d: %s", st, errs)
+	}
+	z, _ := os.ReadFile(outCSV)
+	lines := strings.Split(strings.TrimSpace(string(z)), "\n")
+	if len(lines) != 151 || lines[0] != "label,z1,z2" {
+		t.Fatalf("transform output: %d lines, header %q", len(lines), lines[0])
+	}
+	// The model refuses data with other columns.
+	st, _, errs = run(t, "transform", "--model", model, "-i", "builtin:wine")
+	if st == 0 || !strings.Contains(errs, "13 features") {
+		t.Fatalf("column mismatch: status %d, %q", st, errs)
+	}
+}
+
+func TestEvalJSONShape(t *testing.T) {
+	st, out, errs := run(t, "eval", "-i", "builtin:iris", "-m", "pca,lda", "-c", "ncc,knn3", "--cv", "5", "--format", "json")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var rep struct {
+		Dataset string
+		N, D    int
+		Classes int
+		Results []struct {
+			Method, Classifier string
+			MinError           float64   `json:"min_error"`
+			BestDim            int       `json:"best_dim"`
+			ErrorsByDim        []float64 `json:"errors_by_dim"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.N != 150 || rep.D != 4 || rep.Classes != 3 || len(rep.Results) != 4 {
+		t.Fatalf("report: %+v", rep)
+	}
+	for _, r := range rep.Results {
+		if r.BestDim < 1 || r.BestDim > len(r.ErrorsByDim) || r.ErrorsByDim[r.BestDim-1] != r.MinError {
+			t.Errorf("%s/%s: best dim %d, min error %g, errors %v", r.Method, r.Classifier, r.BestDim, r.MinError, r.ErrorsByDim)
+		}
+		if r.Method == "lda" && len(r.ErrorsByDim) != 2 {
+			t.Errorf("lda has %d dims, want 2", len(r.ErrorsByDim))
+		}
+	}
+}
+
+func TestDemoWritesPlots(t *testing.T) {
+	if testing.Short() {
+		t.Skip("demo run skipped in -short mode")
+	}
+	dir := t.TempDir()
+	st, out, errs := run(t, "demo", "-o", dir)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if !strings.Contains(out, "iris") || !strings.Contains(out, "gda") {
+		t.Fatalf("demo output lacks the comparison table:\n%s", out)
+	}
+	for _, f := range []string{"swissroll_gda.png", "wine_lda.png", "twoclass_multimodal_pca.png"} {
+		st, err := os.Stat(filepath.Join(dir, f))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("plot %s missing: %v", f, err)
+		}
+	}
+}
+
+// Every bad input gives a clear message (naming the input, the rule and the
+// value), a non-zero exit status and no panic.
+func TestBadInputThroughCLI(t *testing.T) {
+	nan := write(t, "nan.csv", "a,b,label\n1,2,x\n3,NaN,y\n5,6,x\n7,8,y\n")
+	ragged := write(t, "ragged.csv", "a,b,label\n1,2,x\n3,y\n")
+	text := write(t, "text.csv", "a,b,label\n1,2,x\n3,abc,y\n")
+	one := write(t, "one.csv", "a,b,label\n1,2,x\n3,4,x\n5,7,x\n")
+	small := write(t, "small.csv", "a,b,label\n1,2,x\n3,4,x\n5,6,x\n7,8,x\n9,1,y\n")
+	trunc := write(t, "trunc.csv.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00")
+	empty := write(t, "empty.csv", "")
+	cases := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"nan", []string{"fit", "-m", "pca", "-i", nan, "-o", "/dev/null"}, []string{"nan.csv", "3"}},
+		{"ragged", []string{"fit", "-m", "pca", "-i", ragged, "-o", "/dev/null"}, []string{"ragged.csv", "3"}},
+		{"non-numeric", []string{"fit", "-m", "pca", "-i", text, "-o", "/dev/null"}, []string{"text.csv", "abc"}},
+		{"single class", []string{"fit", "-m", "lda", "-i", one, "-o", "/dev/null"}, []string{"class"}},
+		{"class smaller than folds", []string{"eval", "-i", small, "-m", "lda", "--cv", "5"}, []string{}},
+		{"too many dims", []string{"fit", "-m", "lda", "-i", "builtin:iris", "-k", "3", "-o", "/dev/null"}, []string{"3", "C−1 = 2"}},
+		{"truncated gzip", []string{"fit", "-m", "pca", "-i", trunc, "-o", "/dev/null"}, []string{"trunc.csv.gz"}},
+		{"empty file", []string{"fit", "-m", "pca", "-i", empty, "-o", "/dev/null"}, []string{"empty.csv"}},
+		{"missing file", []string{"fit", "-m", "pca", "-i", "/nonexistent/x.csv", "-o", "/dev/null"}, []string{"/nonexistent/x.csv"}},
+		{"unknown method", []string{"fit", "-m", "nope", "-i", "builtin:iris", "-o", "/dev/null"}, []string{"nope", "known:"}},
+		{"bad parameter", []string{"fit", "-m", "gda", "-p", "sigma=-1", "-i", "builtin:iris", "-o", "/dev/null"}, []string{"sigma", "-1"}},
+		{"unknown parameter", []string{"fit", "-m", "gda", "-p", "gda.bogus=1", "-i", "builtin:iris", "-o", "/dev/null"}, []string{"bogus"}},
+		{"bad classifier", []string{"eval", "-i", "builtin:iris", "-c", "svm9"}, []string{"svm9"}},
+		{"bad model file", []string{"transform", "--model", nan, "-i", "builtin:iris"}, []string{"nan.csv", "not a dimred model"}},
+		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+	}
+	for _, c := range cases {
+		st, _, errs := run(t, c.args...)
+		if st == 0 {
+			t.Errorf("%s: exit status 0", c.name)
+			continue
+		}
+		if strings.Contains(errs, "internal error") {
+			t.Errorf("%s: panic: %s", c.name, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: message %q lacks %q", c.name, strings.TrimSpace(errs), w)
+			}
+		}
+	}
+}
+
+// The seed 000 protocol on a shared UCI file (fast variant: two methods).
+func TestEvalOnUCIArff(t *testing.T) {
+	p := testdata.Path(t, "data/uci/iris.arff")
+	st, out, errs := run(t, "eval", "-i", p, "-m", "lda,gda", "-c", "ncc", "--format", "csv")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if !strings.Contains(out, "lda") || !strings.Contains(out, "gda") {
+		t.Fatalf("csv output: %s", out)
+	}
+}

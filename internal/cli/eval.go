@@ -1,0 +1,88 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/evaluate"
+)
+
+func runEval(e *env, args []string) error {
+	fs := newFlags(e, "eval")
+	df := addDataFlags(fs)
+	methods := fs.String("m", "pca,lda,kpca,gda", "methods, comma-separated (see 'dimred methods')")
+	classifiers := fs.String("c", "ncc,knn3", "classifiers, comma-separated: ncc, knnK (e.g. knn1, knn3)")
+	cv := fs.Int("cv", 0, "stratified k-fold cross-validation with k folds (default 10 unless --train-per-class)")
+	nu := fs.Int("train-per-class", 0, "random splits with this many training rows per class (faces protocol) instead of CV")
+	repeats := fs.Int("repeats", 1, "number of repeated CV runs or random splits (mean and std reported)")
+	seed := fs.Uint64("seed", 0, "seed of every random choice")
+	scale := fs.String("scale", "minmax", "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
+	maxDims := fs.Int("max-dims", 0, "evaluate dimensions 1..max-dims only (0: all the method gives)")
+	format := fs.String("format", "text", "output: text, csv, json or markdown")
+	var params multiFlag
+	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *cv != 0 && *nu != 0 {
+		return usagef("--cv and --train-per-class exclude each other")
+	}
+	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 {
+		return usagef("--cv, --train-per-class and --max-dims must be ≥ 0 and --repeats ≥ 1")
+	}
+	if !validFormat(*format) {
+		return usagef("--format %q: want one of %s", *format, strings.Join(evaluate.Formats, ", "))
+	}
+	proto := evaluate.Protocol{Preprocess: *scale, Folds: *cv, PerClass: *nu, Repeats: *repeats, Seed: *seed, MaxDims: *maxDims}
+	for _, name := range splitList(*methods) {
+		m, _, err := buildMethod(name, params)
+		if err != nil {
+			return err
+		}
+		proto.Methods = append(proto.Methods, evaluate.NamedMethod{Name: name, Method: m})
+	}
+	if len(proto.Methods) == 0 {
+		return usagef("-m: no method given")
+	}
+	cs, err := classify.ParseList(*classifiers)
+	if err != nil {
+		return usageError{err}
+	}
+	proto.Classifiers = cs
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	if isTerminal(e.stderr) {
+		proto.Progress = func(done, total int) {
+			fmt.Fprintf(e.stderr, "\r%d/%d fits", done, total)
+			if done == total {
+				fmt.Fprintln(e.stderr)
+			}
+		}
+	}
+	rep, err := evaluate.Run(ds, proto)
+	if err != nil {
+		return err
+	}
+	return evaluate.Write(e.stdout, rep, *format)
+}
+
+func validFormat(f string) bool {
+	switch strings.ToLower(f) {
+	case "text", "txt", "csv", "json", "markdown", "md":
+		return true
+	}
+	return false
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

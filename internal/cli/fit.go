@@ -1,0 +1,160 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strconv"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/preprocess"
+)
+
+func (e *env) printf(format string, a ...any) { fmt.Fprintf(e.stdout, format, a...) }
+
+// buildMethod makes the named method from the -p parameters that apply to
+// it (key=value for every method that has the key, name.key=value for this
+// one).
+func buildMethod(name string, params []string) (method.Method, map[string]string, error) {
+	info, err := method.Lookup(name)
+	if err != nil {
+		return nil, nil, usageError{err}
+	}
+	known := map[string]bool{}
+	for _, p := range info.Params {
+		known[p.Name] = true
+	}
+	kv, err := paramsFor(params, info.Name, known)
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := method.New(info.Name, kv)
+	return m, kv, err
+}
+
+func runFit(e *env, args []string) error {
+	fs := newFlags(e, "fit")
+	df := addDataFlags(fs)
+	name := fs.String("m", "", "method (see 'dimred methods')")
+	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
+	scale := fs.String("scale", "none", "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list")
+	out := fs.String("o", "", "model file to write (JSON)")
+	var params multiFlag
+	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *name == "" || *out == "" {
+		return usagef("-m METHOD and -o MODEL are required")
+	}
+	if *dims < 0 {
+		return usagef("-k must be ≥ 0 (0 = all), got %d", *dims)
+	}
+	m, kv, err := buildMethod(*name, params)
+	if err != nil {
+		return err
+	}
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	pipe, err := preprocess.Parse(*scale)
+	if err != nil {
+		return usageError{err}
+	}
+	fp, err := pipe.Fit(ds.X)
+	if err != nil {
+		return err
+	}
+	x, err := fp.Apply(ds.X)
+	if err != nil {
+		return err
+	}
+	model, err := m.Fit(x, ds.Y, *dims)
+	if err != nil {
+		return err
+	}
+	pre, err := preprocess.MarshalFitted(fp)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	meta := method.File{Method: *name, Params: kv, FeatureNames: ds.FeatureNames, ClassNames: ds.ClassNames, Preprocess: pre}
+	if err := method.Save(&buf, meta, model.(*method.Fitted)); err != nil {
+		return err
+	}
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	r, c := ds.Dims()
+	e.printf("fitted %s on %s (%d rows, %d features) → %d dimensions; model written to %s\n", *name, df.input, r, c, model.Dims(), *out)
+	return nil
+}
+
+func runTransform(e *env, args []string) error {
+	fs := newFlags(e, "transform")
+	df := addDataFlags(fs)
+	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
+	out := fs.String("o", "", "output CSV (default: standard output)")
+	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usagef("--model MODEL is required")
+	}
+	f, err := os.Open(*modelPath)
+	if err != nil {
+		return err
+	}
+	meta, model, err := method.Load(f, *modelPath)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	x := ds.X
+	if len(meta.Preprocess) > 0 {
+		fp, err := preprocess.UnmarshalFitted(meta.Preprocess)
+		if err != nil {
+			return fmt.Errorf("model file %s: %w", *modelPath, err)
+		}
+		if _, c := x.Dims(); c != fp.InDims() {
+			return fmt.Errorf("input %s has %d features, the model %s was fitted on %d", df.input, c, *modelPath, fp.InDims())
+		}
+		if x, err = fp.Apply(x); err != nil {
+			return err
+		}
+	}
+	z, err := model.Transform(x)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", df.input, err)
+	}
+	_, k := z.Dims()
+	if *dims < 0 || *dims > k {
+		return usagef("-k %d: the model has %d dimensions", *dims, k)
+	}
+	if *dims > 0 {
+		z = subCols(z, *dims)
+		k = *dims
+	}
+	names := make([]string, k)
+	for j := range names {
+		names[j] = "z" + strconv.Itoa(j+1)
+	}
+	outDS := &data.Dataset{Name: ds.Name, X: z, Y: ds.Y, FeatureNames: names, ClassNames: ds.ClassNames}
+	w := e.stdout
+	if *out != "" {
+		file, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		w = file
+	}
+	return data.WriteCSV(w, outDS)
+}

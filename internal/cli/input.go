@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"flag"
+	"strings"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
+)
+
+// dataFlags are the flags that say how to read a data file.
+type dataFlags struct {
+	input                                            string
+	format, labelCol, classAttr, drop, missing       string
+	nominal, labels, matFea, matGnd, matSamples, sep string
+	noLabels, noHeader                               bool
+}
+
+func addDataFlags(fs *flag.FlagSet) *dataFlags {
+	d := &dataFlags{}
+	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz) or builtin:NAME")
+	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, mat")
+	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
+	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
+	fs.StringVar(&d.drop, "drop", "", "ARFF attributes to drop, comma-separated names or indices")
+	fs.StringVar(&d.missing, "missing", "", "rows with missing values ('?'): reject (default) or drop")
+	fs.StringVar(&d.nominal, "nominal", "", "ARFF nominal inputs: ordinal (default) or onehot")
+	fs.StringVar(&d.labels, "labels", "", "labels file for .npy data (.npy or one label per line)")
+	fs.StringVar(&d.matFea, "mat-fea", "", "MATLAB feature variable (default fea)")
+	fs.StringVar(&d.matGnd, "mat-gnd", "", "MATLAB label variable (default gnd)")
+	fs.StringVar(&d.matSamples, "mat-samples", "", "MATLAB orientation: rows or columns (default: guessed from the labels)")
+	fs.StringVar(&d.sep, "sep", "", "CSV field separator (default ',')")
+	fs.BoolVar(&d.noLabels, "no-labels", false, "the data has no label column")
+	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
+	return d
+}
+
+func (d *dataFlags) load() (*data.Dataset, error) {
+	if d.input == "" {
+		return nil, usagef("no input: give -i FILE or -i builtin:NAME (see 'dimred datasets')")
+	}
+	if strings.HasPrefix(d.input, "builtin:") {
+		return datasets.Builtin(d.input)
+	}
+	opt := data.Options{
+		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
+		Missing: d.missing, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
+		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples,
+	}
+	if d.drop != "" {
+		opt.Drop = strings.Split(d.drop, ",")
+	}
+	if d.sep != "" {
+		r := []rune(d.sep)
+		if len(r) != 1 {
+			return nil, usagef("-sep must be one character, got %q", d.sep)
+		}
+		opt.Delimiter = r[0]
+	}
+	ds, err := data.Load(d.input, opt)
+	if err != nil {
+		return nil, err
+	}
+	return ds, ds.Validate()
+}
+
+func runDatasets(e *env, args []string) error {
+	fs := newFlags(e, "datasets")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	for _, n := range datasets.Names() {
+		ds, err := datasets.Builtin(n)
+		if err != nil {
+			return err
+		}
+		r, c := ds.Dims()
+		e.printf("builtin:%-16s %5d rows %4d features %3d classes\n", n, r, c, ds.NumClasses())
+	}
+	return nil
+}

@@ -1,0 +1,42 @@
+package cli
+
+import (
+	"fmt"
+	"text/tabwriter"
+
+	"github.com/dimred/dimred/method"
+)
+
+func runMethods(e *env, args []string) error {
+	fs := newFlags(e, "methods")
+	verbose := fs.Bool("v", false, "list each method's parameters and defaults")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "NAME\tFAMILY\tSUPERVISION\tSPACE\tMAX DIMS\tPAPER")
+	for _, m := range method.All() {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Family, m.Supervision, m.Space, m.MaxDims, m.Paper)
+	}
+	if err := tw.Flush(); err != nil || !*verbose {
+		return err
+	}
+	for _, m := range method.All() {
+		fmt.Fprintf(e.stdout, "\n%s: %s\n", m.Name, m.Title)
+		if len(m.Params) == 0 {
+			fmt.Fprintln(e.stdout, "  (no parameters)")
+		}
+		tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+		for _, p := range m.Params {
+			def := p.Default
+			if def == "" {
+				def = "(unset)"
+			}
+			fmt.Fprintf(tw, "  -p %s=%s\t%s\n", p.Name, def, p.Doc)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

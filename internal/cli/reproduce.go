@@ -1,0 +1,54 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/reproduce"
+)
+
+func runReproduce(e *env, args []string) error {
+	if len(args) == 0 || args[0] != "seed000" {
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN)")
+	}
+	fs := newFlags(e, "reproduce seed000")
+	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
+	sets := fs.String("datasets", "", "paper data set names, comma-separated (default: every Table I row with a file)")
+	methods := fs.String("m", "", "paper method columns, comma-separated, e.g. GDA,KPCA (default: every implemented one)")
+	seed := fs.Uint64("seed", 0, "seed of the fold assignment")
+	format := fs.String("format", "text", "text or markdown")
+	var params multiFlag
+	fs.Var(&params, "p", "method parameter key=value or method.key=value (repeatable)")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	if _, err := os.Stat(*shared); err != nil {
+		return fmt.Errorf("--shared %s: %w (the papers' tables and data live there)", *shared, err)
+	}
+	opt := reproduce.Options{Shared: *shared, Datasets: splitList(*sets), Methods: splitList(*methods), Seed: *seed}
+	var perr error
+	opt.Params = func(name string) map[string]string {
+		info, _ := method.Lookup(name)
+		known := map[string]bool{}
+		for _, p := range info.Params {
+			known[p.Name] = true
+		}
+		kv, err := paramsFor(params, name, known)
+		if err != nil {
+			perr = err
+		}
+		return kv
+	}
+	if isTerminal(e.stderr) {
+		opt.Progress = func(ds string) { fmt.Fprintf(e.stderr, "running %s...\n", ds) }
+	}
+	rows, err := reproduce.Seed000(opt)
+	if perr != nil {
+		return perr
+	}
+	if err != nil {
+		return err
+	}
+	return reproduce.WriteSeed000(e.stdout, rows, *format == "markdown" || *format == "md")
+}

@@ -65,6 +65,23 @@ type Problem struct {
 	// largest in magnitude are dropped when DropZero is set (default 1e-10).
 	RankTol  float64
 	DropZero bool
+	// Jitter, if > 0, adds Jitter·I to the constraint in coefficient space,
+	// Vᵀ·(Φᵀ·B·Φ + Ridge·M + Jitter·I)·V = I, after restricting the
+	// coefficients to the row space of Φ (range(ΦᵀΦ) in the linear space,
+	// range(K̃) in the kernel space): directions outside it map every
+	// training row to zero, would get objective value 0 and would win any
+	// minimisation. This is the literal "+0.01·I on K(D_max − W_max)K" of
+	// seed 004 (eq. 19 and Algorithm 1, Step 4), as opposed to Ridge, which
+	// adds the feature-space metric. Dense solver only; see jitter.go.
+	Jitter float64
+	// TieBreak, if set, orders directions inside (numerically) degenerate
+	// eigenspaces — eigenvalues within TieTol·max|λ| of each other, for
+	// example the zero eigenvalues of a minimisation whose objective graph
+	// has several connected components — by the secondary objective
+	// Vᵀ·Φᵀ·TieBreak·Φ·V, largest first (the basis of a degenerate
+	// eigenspace is otherwise arbitrary). TieTol zero means 1e-10.
+	TieBreak graph.Operator
+	TieTol   float64
 }
 
 // Result is a fitted problem: the model and the eigenvalues of its
@@ -114,11 +131,21 @@ func (p *Problem) Fit(x *mat.Dense) (*Result, error) {
 			}
 		}
 	}
+	if p.Jitter < 0 || math.IsNaN(p.Jitter) || math.IsInf(p.Jitter, 0) {
+		return nil, fmt.Errorf("embed: jitter %v; must be finite and ≥ 0", p.Jitter)
+	}
+	if p.Jitter > 0 && solver != Dense {
+		return nil, fmt.Errorf("embed: jitter needs the dense solver (solver %q requested)", solver)
+	}
 	var vals []float64
 	var coef *mat.Dense
 	switch solver {
 	case Dense:
-		vals, coef, err = p.solveDense(rep)
+		if p.Jitter > 0 {
+			vals, coef, err = p.solveJitter(rep)
+		} else {
+			vals, coef, err = p.solveDense(rep)
+		}
 	case Regression:
 		vals, coef, err = p.solveRegression(rep)
 	default:
@@ -126,6 +153,12 @@ func (p *Problem) Fit(x *mat.Dense) (*Result, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if p.TieBreak != nil {
+		if err := graph.CheckSize("tie-break", p.TieBreak, n); err != nil {
+			return nil, err
+		}
+		p.breakTies(rep, vals, coef)
 	}
 	vals, coef, err = p.selectDims(vals, coef)
 	if err != nil {
@@ -195,6 +228,9 @@ func (p *Problem) solveDense(rep *Rep) ([]float64, *mat.Dense, error) {
 	if isID && p.Constraint == nil && p.Ridge == 0 {
 		return pcaRoute(rep, p.order())
 	}
+	if rep.Dual {
+		return p.solveDual(rep)
+	}
 	a := scatter(rep.Phi, p.Objective)
 	m := metric(rep)
 	var b *mat.SymDense
@@ -207,6 +243,61 @@ func (p *Problem) solveDense(rep *Rep) ([]float64, *mat.Dense, error) {
 		}
 	}
 	return linalg.GenSymEig(a, b, 0, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
+}
+
+// solveDual solves a kernel-space problem densely in the explicit feature
+// coordinates Ψ = Q·Λ^{1/2} of K̃ = Q·Λ·Qᵀ (eigenvalues above the rank
+// tolerance): K̃ = Ψ·Ψᵀ, so the dual problem over coefficients a = P·w with
+// P = Q·Λ^{-1/2} is the linear problem over w with Φ = Ψ, where the
+// feature metric is I. Solving in these coordinates keeps the conditioning
+// of the linear problem; forming K̃·B·K̃ directly squares the spectrum of K̃
+// and a rank cut on it would drop genuine directions.
+func (p *Problem) solveDual(rep *Rep) ([]float64, *mat.Dense, error) {
+	psi, back, err := DualFeatures(rep.Phi, p.RankTol)
+	if err != nil {
+		return nil, nil, err
+	}
+	vals, w, err := p.solveDense(&Rep{Phi: psi})
+	if err != nil {
+		return nil, nil, err
+	}
+	var coef mat.Dense
+	coef.Mul(back, w)
+	linalg.FixSigns(&coef)
+	return vals, &coef, nil
+}
+
+// DualFeatures returns, for a centred Gram matrix K̃ = Q·Λ·Qᵀ, the explicit
+// feature coordinates Ψ = Q_r·Λ_r^{1/2} (n×r, K̃ = ΨΨᵀ on its range) and the
+// map P = Q_r·Λ_r^{-1/2} from feature-coordinate directions w to dual
+// coefficients a = P·w, over the r eigenvalues above tol·λ_max (tol 0:
+// 1e-10).
+func DualFeatures(k *mat.Dense, tol float64) (psi, back *mat.Dense, err error) {
+	if tol == 0 {
+		tol = 1e-10
+	}
+	vals, q, err := linalg.SymEig(linalg.Symmetrize(k), 0, linalg.Largest)
+	if err != nil {
+		return nil, nil, err
+	}
+	r := 0
+	for r < len(vals) && vals[r] > tol*vals[0] {
+		r++
+	}
+	if r == 0 {
+		return nil, nil, errors.New("embed: the centred Gram matrix is zero (all rows coincide in feature space)")
+	}
+	n, _ := k.Dims()
+	psi = mat.NewDense(n, r, nil)
+	back = mat.NewDense(n, r, nil)
+	for j := 0; j < r; j++ {
+		s := math.Sqrt(vals[j])
+		for i := 0; i < n; i++ {
+			psi.Set(i, j, q.At(i, j)*s)
+			back.Set(i, j, q.At(i, j)/s)
+		}
+	}
+	return psi, back, nil
 }
 
 func scaledSym(f float64, m *mat.SymDense) *mat.SymDense {

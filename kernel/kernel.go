@@ -180,6 +180,9 @@ func (k *Kernel) Set(key, val string) error {
 	case "sigma":
 		k.Sigma, k.Gamma = f, 0
 	case "gamma":
+		if !(f > 0) {
+			return fmt.Errorf("parameter gamma must be > 0, got %v", val)
+		}
 		k.Gamma = f
 	case "degree":
 		if f != math.Trunc(f) || f < 1 {

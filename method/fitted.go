@@ -36,6 +36,9 @@ func labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, 
 	if x == nil {
 		return nil, nil, fmt.Errorf("%s: no training rows", name)
 	}
+	if err := data.CheckFinite(name+": training data", x); err != nil {
+		return nil, nil, err
+	}
 	n, _ := x.Dims()
 	if y == nil {
 		return nil, nil, fmt.Errorf("%s: supervised method needs labels", name)

@@ -18,6 +18,8 @@ func runReproduce(e *env, args []string) error {
 	methods := fs.String("m", "", "paper method columns, comma-separated, e.g. GDA,KPCA (default: every implemented one)")
 	seed := fs.Uint64("seed", 0, "seed of the fold assignment")
 	format := fs.String("format", "text", "text or markdown")
+	allDims := fs.Bool("all-dims", false, "sweep every dimension a method gives (default: 1..d, as the paper's tables imply)")
+	repeats := fs.Int("repeats", 1, "repeat the 10-fold CV with different fold assignments; report mean±std")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value or method.key=value (repeatable)")
 	if err := parse(fs, args[1:]); err != nil {
@@ -26,7 +28,7 @@ func runReproduce(e *env, args []string) error {
 	if _, err := os.Stat(*shared); err != nil {
 		return fmt.Errorf("--shared %s: %w (the papers' tables and data live there)", *shared, err)
 	}
-	opt := reproduce.Options{Shared: *shared, Datasets: splitList(*sets), Methods: splitList(*methods), Seed: *seed}
+	opt := reproduce.Options{Shared: *shared, Datasets: splitList(*sets), Methods: splitList(*methods), Seed: *seed, AllDims: *allDims, Repeats: *repeats}
 	var perr error
 	opt.Params = func(name string) map[string]string {
 		info, _ := method.Lookup(name)

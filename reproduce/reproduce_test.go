@@ -1,0 +1,328 @@
+package reproduce
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/internal/testdata"
+)
+
+// shared returns ../shared after checking that the files a test needs are
+// there (skipped outside CI when missing).
+func shared(t *testing.T, rel ...string) string {
+	t.Helper()
+	for _, r := range rel {
+		testdata.Path(t, r)
+	}
+	return filepath.Join(testdata.Root(), "..", "shared")
+}
+
+// The published Table II of seed 000: title from the comment line, the
+// five columns, 180 rows (20 data sets × 9 methods), and the Iris/LDA cell
+// 2.00 % at dimension 1.
+func TestReadTableSeed000(t *testing.T) {
+	p := testdata.Path(t, "papers/tables/seed000_tableII_ncc.tsv")
+	tab, err := ReadTable(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(tab.Title, "seed 000") || !strings.Contains(tab.Title, "Table II") {
+		t.Errorf("title %q", tab.Title)
+	}
+	if strings.HasPrefix(tab.Title, "#") || tab.Title != strings.TrimSpace(tab.Title) {
+		t.Errorf("title %q keeps the comment marker or spaces", tab.Title)
+	}
+	want := []string{"dataset", "method", "error_pct", "dim", "note"}
+	if strings.Join(tab.Columns, ",") != strings.Join(want, ",") {
+		t.Errorf("columns %q, want %q", tab.Columns, want)
+	}
+	if len(tab.Rows) != 180 {
+		t.Errorf("%d rows, want 180", len(tab.Rows))
+	}
+	for _, r := range tab.Rows {
+		if r["dataset"] == "" || r["method"] == "" {
+			t.Errorf("row without dataset or method: %v", r)
+			break
+		}
+	}
+	c, ok := tab.Lookup("Iris", "LDA")
+	if !ok || c.Value != 2.00 || c.Dim != 1 {
+		t.Errorf("Lookup(Iris, LDA) = %+v, %v; want 2.00 at dim 1", c, ok)
+	}
+	if c2, ok := tab.Lookup("iris", "lda"); !ok || c2 != c {
+		t.Errorf("Lookup is not case-insensitive: %+v, %v", c2, ok)
+	}
+	if c, ok := tab.Lookup("Iris", "PCA"); !ok || c.Value != 5.33 || c.Dim != 1 {
+		t.Errorf("Lookup(Iris, PCA) = %+v, %v; want 5.33 at dim 1", c, ok)
+	}
+	if _, ok := tab.Lookup("Iris", "NoSuchMethod"); ok {
+		t.Error("Lookup of a missing method succeeded")
+	}
+	if _, ok := tab.Lookup("Atlantis", "LDA"); ok {
+		t.Error("Lookup of a missing data set succeeded")
+	}
+}
+
+// ReadTable on files written here: a valid file (CRLF line ends, blank
+// lines, a second comment, a short row, a non-numeric cell), and the error
+// cases — a missing file, no header line, more cells than columns (the
+// error gives file:line).
+func TestReadTableFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, s string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	good := write("good.tsv", "#  My title \r\n\r\ndataset\tmethod\terror_pct\tdim\tnote\r\n# another comment\r\n"+
+		"Iris\tLDA\t 2.50 \t3\tnote here\r\nWine\tPCA\t4\r\nZoo\tGDA\tn/a\t2\t\r\n")
+	tab, err := ReadTable(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tab.Title != "My title" {
+		t.Errorf("title %q, want %q", tab.Title, "My title")
+	}
+	if len(tab.Rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(tab.Rows))
+	}
+	if c, ok := tab.Lookup("IRIS", "lda"); !ok || c.Value != 2.5 || c.Dim != 3 || c.Note != "note here" {
+		t.Errorf("Lookup(Iris, LDA) = %+v, %v", c, ok)
+	}
+	if c, ok := tab.Lookup("Wine", "PCA"); !ok || c.Value != 4 || c.Dim != 0 {
+		t.Errorf("short row: Lookup(Wine, PCA) = %+v, %v; want 4 with no dimension", c, ok)
+	}
+	if _, ok := tab.Lookup("Zoo", "GDA"); ok {
+		t.Error("a non-numeric error cell was returned as found")
+	}
+
+	if _, err := ReadTable(filepath.Join(dir, "missing.tsv")); err == nil || !strings.Contains(err.Error(), "missing.tsv") {
+		t.Errorf("missing file: %v", err)
+	}
+	noHeader := write("noheader.tsv", "# only a title\n\n")
+	if _, err := ReadTable(noHeader); err == nil || !strings.Contains(err.Error(), "no header line") || !strings.Contains(err.Error(), "noheader.tsv") {
+		t.Errorf("no header: %v", err)
+	}
+	empty := write("empty.tsv", "")
+	if _, err := ReadTable(empty); err == nil || !strings.Contains(err.Error(), "no header line") {
+		t.Errorf("empty file: %v", err)
+	}
+	tooMany := write("toomany.tsv", "# t\ndataset\tmethod\terror_pct\nIris\tLDA\t2.0\nIris\tPCA\t5.3\textra\n")
+	if _, err := ReadTable(tooMany); err == nil || !strings.Contains(err.Error(), "toomany.tsv:4") || !strings.Contains(err.Error(), "4 cells for 3 columns") {
+		t.Errorf("too many cells: %v", err)
+	}
+}
+
+// A fast Seed000 run (Iris; LDA and PCA; 10-fold CV as in the paper): two
+// rows in the order asked, both published cells found for both
+// classifiers, our errors in [0, 1] with a dimension within the method's
+// range, and our LDA NCC error on Iris within 3 points of the paper's
+// 2.00 %. Errors: an unknown data set is skipped (no rows), an unknown
+// method column is an error when asked for explicitly.
+func TestSeed000Iris(t *testing.T) {
+	sh := shared(t, "data/uci/iris.arff", "papers/tables/seed000_tableII_ncc.tsv", "papers/tables/seed000_tableIII_knn3.tsv")
+	var progress []string
+	rows, err := Seed000(Options{Shared: sh, Datasets: []string{"iris"}, Methods: []string{"LDA", "pca"}, Seed: 1,
+		Progress: func(d string) { progress = append(progress, d) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d rows, want 2 (Iris × LDA, PCA)", len(rows))
+	}
+	if strings.Join(progress, ",") != "Iris" {
+		t.Errorf("progress %v, want [Iris]", progress)
+	}
+	maxDim := map[string]int{"LDA": 2, "PCA": 4}
+	for i, m := range []string{"LDA", "PCA"} {
+		r := rows[i]
+		if r.Dataset != "Iris" || r.Method != m {
+			t.Errorf("row %d is %s/%s, want Iris/%s", i, r.Dataset, r.Method, m)
+		}
+		for k, cl := range []string{"ncc", "knn3"} {
+			if !r.Found[k] {
+				t.Errorf("%s %s: published cell not found", m, cl)
+			}
+			o := r.Ours[k]
+			if o.Classifier != cl || o.Method != strings.ToLower(m) {
+				t.Errorf("%s: result %d is %s/%s", m, k, o.Method, o.Classifier)
+			}
+			if !(o.MinError >= 0 && o.MinError <= 1) || o.BestDim < 1 || o.BestDim > maxDim[m] {
+				t.Errorf("%s %s: min error %v at dim %d", m, cl, o.MinError, o.BestDim)
+			}
+			if len(o.ErrorsByDim) != maxDim[m] {
+				t.Errorf("%s %s: %d dimensions scored, want %d", m, cl, len(o.ErrorsByDim), maxDim[m])
+			}
+		}
+	}
+	lda := rows[0]
+	if lda.Paper[0].Value != 2.00 || lda.Paper[0].Dim != 1 {
+		t.Errorf("published Iris/LDA NCC = %+v, want 2.00 (1)", lda.Paper[0])
+	}
+	if d := 100*lda.Ours[0].MinError - lda.Paper[0].Value; math.Abs(d) > 3 {
+		t.Errorf("Iris LDA NCC error %.2f %% vs published %.2f %%: |Δ| = %.2f > 3 points",
+			100*lda.Ours[0].MinError, lda.Paper[0].Value, math.Abs(d))
+	}
+	t.Logf("Iris LDA NCC: ours %.2f%% (dim %d), paper %.2f%% (dim %d)",
+		100*lda.Ours[0].MinError, lda.Ours[0].BestDim, lda.Paper[0].Value, lda.Paper[0].Dim)
+
+	if rows, err := Seed000(Options{Shared: sh, Datasets: []string{"Atlantis"}, Methods: []string{"LDA"}}); err != nil || len(rows) != 0 {
+		t.Errorf("unknown data set: %d rows, %v; want none and no error", len(rows), err)
+	}
+	if _, err := Seed000(Options{Shared: t.TempDir(), Datasets: []string{"Iris"}, Methods: []string{"LDA"}}); err == nil {
+		t.Error("a shared directory without tables gave no error")
+	}
+}
+
+// seedCells splits WriteSeed000 output into rows of cells keyed by header
+// name (columns after "NCC ours"/"3-NN ours" that do not name their
+// classifier get its prefix: "NCC Δ", "3-NN Δ"). Text output
+// is cut at the rune offsets where the tabwriter put the header cells;
+// Markdown output at " | ".
+func seedCells(t *testing.T, out string, md bool) []map[string]string {
+	t.Helper()
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	var head []string
+	var starts []int
+	if md {
+		head = strings.Split(strings.TrimSuffix(strings.TrimPrefix(lines[0], "| "), " |"), " | ")
+		if len(lines) < 2 || !strings.HasPrefix(lines[1], "|---|") || strings.Count(lines[1], "---|") != len(head) {
+			t.Fatalf("markdown separator %q for %d columns", lines[1], len(head))
+		}
+		lines = lines[2:]
+	} else {
+		h := []rune(lines[0])
+		for i := 0; i < len(h); {
+			for i < len(h) && h[i] == ' ' {
+				i++
+			}
+			if i == len(h) {
+				break
+			}
+			j := i
+			for j < len(h) && !(h[j] == ' ' && (j+1 == len(h) || h[j+1] == ' ')) {
+				j++
+			}
+			head = append(head, string(h[i:j]))
+			starts = append(starts, i)
+			i = j
+		}
+		lines = lines[1:]
+	}
+	group := ""
+	for i, c := range head {
+		switch {
+		case strings.HasPrefix(c, "NCC"):
+			group = "NCC"
+		case strings.HasPrefix(c, "3-NN"):
+			group = "3-NN"
+		case group != "":
+			head[i] = group + " " + c // "NCC Δ", "3-NN at paper's dim", ...
+		}
+	}
+	var rows []map[string]string
+	for _, l := range lines {
+		row := map[string]string{}
+		if md {
+			if !strings.HasPrefix(l, "| ") || !strings.HasSuffix(l, " |") {
+				t.Errorf("markdown row %q", l)
+			}
+			cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |"), " | ")
+			if len(cells) != len(head) {
+				t.Fatalf("markdown row %q has %d cells for %d columns", l, len(cells), len(head))
+			}
+			for j, c := range cells {
+				row[head[j]] = strings.TrimSpace(c)
+			}
+		} else {
+			r := []rune(l)
+			for j, st := range starts {
+				end := len(r)
+				if j+1 < len(starts) {
+					end = min(starts[j+1], len(r))
+				}
+				if st < len(r) {
+					row[head[j]] = strings.TrimSpace(string(r[st:end]))
+				} else {
+					row[head[j]] = ""
+				}
+			}
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// WriteSeed000 on hand-made rows: the text and Markdown outputs hold, under
+// the right headers, our cell "err (dim)", the paper's, the signed
+// difference with two decimals, '*' exactly on cells with |Δ| > 3
+// (2.99 and −3.02 are the boundary cases), and '—' for a cell the paper
+// lacks. (If the "at paper's dim" column is present, it holds our error at
+// the paper's dimension.)
+func TestWriteSeed000(t *testing.T) {
+	rows := []Row{
+		{Dataset: "Iris", Method: "LDA",
+			Ours: [2]evaluate.Result{{MinError: 0.0499, BestDim: 2, ErrorsByDim: []float64{0.06, 0.0499}},
+				{MinError: 0.02, BestDim: 1, ErrorsByDim: []float64{0.02, 0.04}}},
+			Paper: [2]Published{{Value: 2.00, Dim: 1}, {Value: 2.00, Dim: 1}}, Found: [2]bool{true, true}},
+		{Dataset: "Wine", Method: "PCA",
+			Ours: [2]evaluate.Result{{MinError: 0.10, BestDim: 5, ErrorsByDim: []float64{0.3, 0.2, 0.15, 0.125, 0.10}},
+				{MinError: 0.03, BestDim: 3, ErrorsByDim: []float64{0.2, 0.1, 0.03}}},
+			Paper: [2]Published{{Value: 4.50, Dim: 4}}, Found: [2]bool{true, false}},
+		{Dataset: "Zoo", Method: "GDA",
+			Ours: [2]evaluate.Result{{MinError: 0.01, BestDim: 1, ErrorsByDim: []float64{0.01, 0.02}},
+				{MinError: 0.01, BestDim: 1, ErrorsByDim: []float64{0.01, 0.05}}},
+			Paper: [2]Published{{Value: 4.02, Dim: 2}, {Value: 1.00, Dim: 2}}, Found: [2]bool{true, true}},
+	}
+	want := []map[string]string{
+		{"dataset": "Iris", "method": "LDA", "NCC ours": "4.99 (2)", "NCC paper": "2.00 (1)", "NCC Δ": "+2.99",
+			"3-NN ours": "2.00 (1)", "3-NN paper": "2.00 (1)", "3-NN Δ": "+0.00"},
+		{"dataset": "Wine", "method": "PCA", "NCC ours": "10.00 (5)", "NCC paper": "4.50 (4)", "NCC Δ": "+5.50 *",
+			"3-NN ours": "3.00 (3)", "3-NN paper": "—", "3-NN Δ": ""},
+		{"dataset": "Zoo", "method": "GDA", "NCC ours": "1.00 (1)", "NCC paper": "4.02 (2)", "NCC Δ": "-3.02 *",
+			"3-NN ours": "1.00 (1)", "3-NN paper": "1.00 (2)", "3-NN Δ": "+0.00"},
+	}
+	// Our error at the paper's dimension, for the optional column.
+	atDim := [][2]string{{"6.00", "2.00"}, {"12.50", "—"}, {"2.00", "5.00"}}
+	for _, md := range []bool{false, true} {
+		var buf bytes.Buffer
+		if err := WriteSeed000(&buf, rows, md); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		if got := strings.Count(out, "*"); got != 2 {
+			t.Errorf("md=%v: %d '*' marks, want 2 (|Δ| = 5.50 and 3.02):\n%s", md, got, out)
+		}
+		got := seedCells(t, out, md)
+		if len(got) != len(rows) {
+			t.Fatalf("md=%v: %d rows, want %d:\n%s", md, len(got), len(rows), out)
+		}
+		for i, w := range want {
+			for col, cell := range w {
+				v, ok := got[i][col]
+				if !ok {
+					t.Errorf("md=%v: no column %q in output:\n%s", md, col, out)
+					continue
+				}
+				if v != cell {
+					t.Errorf("md=%v row %d column %q = %q, want %q", md, i+1, col, v, cell)
+				}
+			}
+			for k, cl := range []string{"NCC", "3-NN"} {
+				if v, ok := got[i][cl+" at paper's dim"]; ok && v != atDim[i][k] {
+					t.Errorf("md=%v row %d: %s at paper's dim = %q, want %q", md, i+1, cl, v, atDim[i][k])
+				}
+			}
+		}
+		if t.Failed() {
+			t.Logf("output (md=%v):\n%s", md, out)
+		}
+	}
+}

@@ -66,7 +66,7 @@ type Options struct {
 	AllDims bool
 	// Repeats > 1 repeats the CV with fold assignments from different
 	// seeds and reports the mean (and std) error per dimension.
-	Repeats int
+	Repeats  int
 	Progress func(dataset string)
 }
 

@@ -1,0 +1,193 @@
+package qmi
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/graph"
+)
+
+// parzen evaluates p(x) and p(x, c) for all c at the point x, with the
+// window N(x; zᵢ, σ²I) written out from the normal density.
+func parzen(z *mat.Dense, y []int, nc int, sigma float64, x []float64) (float64, []float64) {
+	n, d := z.Dims()
+	joint := make([]float64, nc)
+	tot := 0.0
+	norm := math.Pow(2*math.Pi*sigma*sigma, -float64(d)/2)
+	for i := 0; i < n; i++ {
+		r2 := 0.0
+		for j := 0; j < d; j++ {
+			r := x[j] - z.At(i, j)
+			r2 += r * r
+		}
+		v := norm * math.Exp(-r2/(2*sigma*sigma)) / float64(n)
+		joint[y[i]] += v
+		tot += v
+	}
+	return tot, joint
+}
+
+// integrate returns V_IN, V_ALL, V_BTW of eq. 12-14 by the trapezoid rule
+// on a uniform grid (spectrally accurate for these Gaussian integrands:
+// with step h ≤ σ/6 and a margin of 9σ the error is far below 1e-12).
+func integrate(z *mat.Dense, y []int, nc int, sigma float64) (in, all, btw float64) {
+	n, d := z.Dims()
+	counts := make([]float64, nc)
+	for _, v := range y {
+		counts[v]++
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			lo, hi = math.Min(lo, z.At(i, j)), math.Max(hi, z.At(i, j))
+		}
+	}
+	lo, hi = lo-9*sigma, hi+9*sigma
+	h := sigma / 6
+	m := int(math.Ceil((hi-lo)/h)) + 1
+	h = (hi - lo) / float64(m-1)
+	vol := math.Pow(h, float64(d))
+	idx := make([]int, d)
+	x := make([]float64, d)
+	for {
+		for j := range x {
+			x[j] = lo + float64(idx[j])*h
+		}
+		p, pc := parzen(z, y, nc, sigma, x)
+		for c := 0; c < nc; c++ {
+			pr := counts[c] / float64(n)
+			in += pc[c] * pc[c] * vol
+			all += p * p * pr * pr * vol
+			btw += pc[c] * p * pr * vol
+		}
+		k := 0
+		for k < d {
+			idx[k]++
+			if idx[k] < m {
+				break
+			}
+			idx[k] = 0
+			k++
+		}
+		if k == d {
+			break
+		}
+	}
+	return
+}
+
+func sample(rng *rand.Rand, n, d, nc int) (*mat.Dense, []int) {
+	z := mat.NewDense(n, d, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = i % nc
+		if i == n-1 {
+			y[i] = 0 // unbalanced
+		}
+		for j := 0; j < d; j++ {
+			z.Set(i, j, float64(y[i])*0.8+rng.NormFloat64())
+		}
+	}
+	return z, y
+}
+
+// The closed forms of eq. 12-14 equal a direct numerical integration of
+// the Parzen densities of eq. 10 in one and two dimensions.
+func TestScoreMatchesNumericalIntegration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		d, n, nc int
+		sigma    float64
+	}{{1, 9, 3, 0.3}, {1, 7, 2, 1.1}, {2, 8, 3, 0.5}, {2, 6, 2, 0.9}} {
+		z, y := sample(rng, tc.n, tc.d, tc.nc)
+		got, err := Score(z, y, tc.sigma)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, all, btw := integrate(z, y, tc.nc, tc.sigma)
+		for _, c := range []struct {
+			name      string
+			got, want float64
+		}{{"V_IN", got.In, in}, {"V_ALL", got.All, all}, {"V_BTW", got.Btw, btw}, {"I_Q", got.QMI, in + all - 2*btw}} {
+			if math.Abs(c.got-c.want) > 1e-10*math.Abs(in) {
+				t.Errorf("d=%d σ=%g: %s closed form %.15g, integral %.15g", tc.d, tc.sigma, c.name, c.got, c.want)
+			}
+		}
+		if got.QMI <= 0 {
+			t.Errorf("d=%d: I_Q = %g, want > 0 for class-dependent data", tc.d, got.QMI)
+		}
+	}
+}
+
+// I_Q = Σᵢⱼ M'ᵢⱼ·N(zᵢ − zⱼ; 0, 2σ²I) with the QMI graph of package graph
+// (eq. 18), on higher-dimensional data with unlabeled rows (which Score
+// leaves out, as the graph does).
+func TestScoreIsQMIGraphQuadraticForm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	z, y := sample(rng, 40, 5, 4)
+	y[3], y[17] = -1, -1
+	sigma := 0.8
+	got, err := Score(z, y, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := graph.QMI(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := g.Dense()
+	n, d := z.Dims()
+	want := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			r2 := 0.0
+			for k := 0; k < d; k++ {
+				r := z.At(i, k) - z.At(j, k)
+				r2 += r * r
+			}
+			want += m.At(i, j) * math.Pow(4*math.Pi*sigma*sigma, -float64(d)/2) * math.Exp(-r2/(4*sigma*sigma))
+		}
+	}
+	if math.Abs(got.QMI-want) > 1e-12*got.In {
+		t.Errorf("Score I_Q = %.15g, Σ M'ᵢⱼKᵢⱼ = %.15g", got.QMI, want)
+	}
+	// One class: p(z, c) = p(z)·P(c), I_Q = 0.
+	one := make([]int, n)
+	t0, err := Score(z, one, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(t0.QMI) > 1e-14*t0.In {
+		t.Errorf("one class: I_Q = %g, want 0", t0.QMI)
+	}
+}
+
+func TestSilvermanAndErrors(t *testing.T) {
+	z := mat.NewDense(5, 1, []float64{1, 2, 3, 4, 5})
+	y := []int{0, 0, 1, 1, -1}
+	// labelled rows 1..4: s = sd(1,2,3,4) = √(5/3); d = 1: (4s⁵/(3n))^{1/5}
+	s, err := Silverman(z, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := graph.SilvermanSigma(math.Sqrt(5.0/3), 4); math.Abs(s-want) > 1e-15 {
+		t.Errorf("Silverman = %g, want %g", s, want)
+	}
+	for _, sig := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		if _, err := Score(z, y, sig); err == nil {
+			t.Errorf("sigma = %v: want an error", sig)
+		}
+	}
+	if _, err := Score(z, []int{0, 1}, 1); err == nil {
+		t.Error("2 labels for 5 rows: want an error")
+	}
+	if _, err := Score(z, []int{-1, -1, -1, -1, 0}, 1); err == nil {
+		t.Error("one labelled row: want an error")
+	}
+	if _, err := Silverman(mat.NewDense(3, 2, nil), []int{0, 1, 0}); err == nil {
+		t.Error("constant embedding: want an error")
+	}
+}

@@ -53,6 +53,14 @@ type Problem struct {
 	// its nonzero eigenvalues equal, as for the between-class graph) their
 	// subspaces coincide exactly (tested).
 	Ridge float64
+	// ObjectiveRidge ε adds ε times the feature-space metric to the
+	// objective: Φᵀ·A·Φ + ε·I (linear) or K̃·A·K̃ + ε·K̃ (kernel). In a
+	// minimisation this is the regulariser: directions with a large norm in
+	// feature space for their spread (the interpolating ones) are
+	// penalised, whereas Ridge on the constraint of a minimisation favours
+	// them. With ObjectiveRidge = Ridge = ε, min (vᵀLv + ε‖v‖²)/(vᵀDv + ε‖v‖²)
+	// is the regularised LPP of Cai et al., max vᵀWv/(vᵀDv + ε‖v‖²).
+	ObjectiveRidge float64
 	// Solver chooses the route; Auto by default.
 	Solver Solver
 	// Dims is the number of directions wanted (0: all available, capped by
@@ -130,6 +138,9 @@ func (p *Problem) Fit(x *mat.Dense) (*Result, error) {
 				solver = Regression
 			}
 		}
+	}
+	if p.ObjectiveRidge < 0 || math.IsNaN(p.ObjectiveRidge) || math.IsInf(p.ObjectiveRidge, 0) {
+		return nil, fmt.Errorf("embed: objective ridge %v; must be finite and ≥ 0", p.ObjectiveRidge)
 	}
 	if p.Jitter < 0 || math.IsNaN(p.Jitter) || math.IsInf(p.Jitter, 0) {
 		return nil, fmt.Errorf("embed: jitter %v; must be finite and ≥ 0", p.Jitter)
@@ -225,7 +236,7 @@ func metric(rep *Rep) *mat.SymDense {
 
 func (p *Problem) solveDense(rep *Rep) ([]float64, *mat.Dense, error) {
 	_, isID := p.Objective.(graph.Identity)
-	if isID && p.Constraint == nil && p.Ridge == 0 {
+	if isID && p.Constraint == nil && p.Ridge == 0 && p.ObjectiveRidge == 0 {
 		return pcaRoute(rep, p.order())
 	}
 	if rep.Dual {
@@ -233,6 +244,9 @@ func (p *Problem) solveDense(rep *Rep) ([]float64, *mat.Dense, error) {
 	}
 	a := scatter(rep.Phi, p.Objective)
 	m := metric(rep)
+	if p.ObjectiveRidge != 0 {
+		a.AddSym(a, scaledSym(p.ObjectiveRidge, m))
+	}
 	var b *mat.SymDense
 	if p.Constraint == nil {
 		b = m

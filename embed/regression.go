@@ -135,12 +135,16 @@ func (p *Problem) ritz(rep *Rep, v *mat.Dense) ([]float64, *mat.Dense, error) {
 	pv.Mul(rep.Phi, v) // n×k projections of the training rows
 	var sa mat.Dense
 	sa.Mul(pv.T(), p.Objective.Apply(&pv))
+	objRidge := p.ObjectiveRidge
 	// Vᵀ·M·V for the feature metric M (K̃ or I).
 	var vmv mat.Dense
 	if rep.Dual {
 		vmv.Mul(v.T(), &pv)
 	} else {
 		vmv.Mul(v.T(), v)
+	}
+	if objRidge != 0 {
+		sa.Apply(func(i, j int, x float64) float64 { return x + objRidge*vmv.At(i, j) }, &sa)
 	}
 	var sb mat.Dense
 	if p.Constraint != nil {

@@ -1,0 +1,164 @@
+package embed
+
+import (
+	"errors"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/linalg"
+)
+
+// rowSpace returns an orthonormal basis Q (p×r) of the row space of a
+// linear representation Φ — the directions v with Φ·v ≠ 0 — from the
+// eigen-decomposition of ΦᵀΦ (p ≤ n) or ΦΦᵀ (p > n: v = Φᵀu/√λ).
+// Directions with eigenvalue at most tol times the largest are null.
+func rowSpace(phi *mat.Dense, tol float64) (*mat.Dense, error) {
+	n, p := phi.Dims()
+	var vals []float64
+	var q *mat.Dense
+	var err error
+	if p <= n {
+		var s mat.Dense
+		s.Mul(phi.T(), phi)
+		vals, q, err = linalg.SymEig(linalg.Symmetrize(&s), 0, linalg.Largest)
+	} else {
+		var g mat.Dense
+		g.Mul(phi, phi.T())
+		var u *mat.Dense
+		vals, u, err = linalg.SymEig(linalg.Symmetrize(&g), 0, linalg.Largest)
+		if err == nil {
+			q = new(mat.Dense)
+			q.Mul(phi.T(), u)
+			_, c := q.Dims()
+			for j := 0; j < c; j++ {
+				s := 0.0
+				if vals[j] > 0 {
+					s = 1 / math.Sqrt(vals[j])
+				}
+				for i := 0; i < p; i++ {
+					q.Set(i, j, q.At(i, j)*s)
+				}
+			}
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(vals) == 0 || vals[0] <= 0 {
+		return nil, errors.New("embed: the training representation is zero (all rows identical)")
+	}
+	r := 0
+	for r < len(vals) && vals[r] > tol*vals[0] {
+		r++
+	}
+	rows, _ := q.Dims()
+	return mat.DenseCopyOf(q.Slice(0, rows, 0, r)), nil
+}
+
+// solveJitter solves the problem with Jitter·I added to the constraint in
+// coefficient space, on the row space of Φ (see Problem.Jitter).
+//
+// Linear space: with Q an orthonormal basis of the row space and Ψ = Φ·Q,
+//
+//	(Ψᵀ·A·Ψ + ε_A·I)·z = λ·(Ψᵀ·B·Ψ + ε_B·I + Jitter·I)·z,   v = Q·z.
+//
+// Kernel space: in the explicit feature coordinates Ψ = Q·Λ^{1/2} of
+// K̃ = Q·Λ·Qᵀ (DualFeatures; range(K̃) only), a dual coefficient a = Q·Λ^{-1/2}·w
+// has ‖a‖² = wᵀ·Λ⁻¹·w, so
+//
+//	(Ψᵀ·A·Ψ + ε_A·I)·w = λ·(Ψᵀ·B·Ψ + ε_B·I + Jitter·Λ⁻¹)·w,   a = Q·Λ^{-1/2}·w,
+//
+// which is the same problem as K̃·A·K̃·a = λ·(K̃·B·K̃ + ε_B·K̃ + Jitter·I)·a on
+// range(K̃) (ε_A, ε_B: ObjectiveRidge, Ridge) without squaring the spectrum
+// of K̃.
+func (p *Problem) solveJitter(rep *Rep) ([]float64, *mat.Dense, error) {
+	tol := p.RankTol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	var psi, back *mat.Dense
+	var err error
+	if rep.Dual {
+		psi, back, err = DualFeatures(rep.Phi, tol)
+	} else {
+		back, err = rowSpace(rep.Phi, tol)
+		if err == nil {
+			psi = new(mat.Dense)
+			psi.Mul(rep.Phi, back)
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	_, r := psi.Dims()
+	a := scatter(psi, p.Objective)
+	var b *mat.SymDense
+	if p.Constraint == nil {
+		b = mat.NewSymDense(r, nil)
+		for j := 0; j < r; j++ {
+			b.SetSym(j, j, 1)
+		}
+	} else {
+		b = scatter(psi, p.Constraint)
+		for j := 0; j < r; j++ {
+			b.SetSym(j, j, b.At(j, j)+p.Ridge)
+		}
+	}
+	for j := 0; j < r; j++ {
+		a.SetSym(j, j, a.At(j, j)+p.ObjectiveRidge)
+		jit := p.Jitter
+		if rep.Dual { // Λ⁻¹ with λⱼ = ‖Ψ_j‖²
+			jit /= mat.Dot(psi.ColView(j), psi.ColView(j))
+		}
+		b.SetSym(j, j, b.At(j, j)+jit)
+	}
+	vals, w, err := linalg.GenSymEig(a, b, 0, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
+	if err != nil {
+		return nil, nil, err
+	}
+	var v mat.Dense
+	v.Mul(back, w)
+	linalg.FixSigns(&v)
+	return vals, &v, nil
+}
+
+// breakTies rotates, in place, the columns of coef inside every cluster of
+// numerically equal eigenvalues so that they diagonalise the secondary
+// objective Vᵀ·Φᵀ·TieBreak·Φ·V, ordered largest first. The rotation is
+// orthogonal inside each cluster, so the columns stay eigenvectors with
+// the same (equal) eigenvalues and stay orthonormal under the constraint.
+func (p *Problem) breakTies(rep *Rep, vals []float64, coef *mat.Dense) {
+	tol := p.TieTol
+	if tol == 0 {
+		tol = 1e-10
+	}
+	scale := 0.0
+	for _, v := range vals {
+		scale = math.Max(scale, math.Abs(v))
+	}
+	rows, _ := coef.Dims()
+	changed := false
+	for lo := 0; lo < len(vals); {
+		hi := lo + 1
+		for hi < len(vals) && math.Abs(vals[hi]-vals[hi-1]) <= tol*scale {
+			hi++
+		}
+		if hi-lo > 1 {
+			vc := mat.DenseCopyOf(coef.Slice(0, rows, lo, hi))
+			var pv mat.Dense
+			pv.Mul(rep.Phi, vc)
+			s := scatter(&pv, p.TieBreak)
+			if _, u, err := linalg.SymEig(s, 0, linalg.Largest); err == nil {
+				var rot mat.Dense
+				rot.Mul(vc, u)
+				coef.Slice(0, rows, lo, hi).(*mat.Dense).Copy(&rot)
+				changed = true
+			}
+		}
+		lo = hi
+	}
+	if changed {
+		linalg.FixSigns(coef)
+	}
+}

@@ -121,6 +121,14 @@ func Seed000(opt Options) ([]Row, error) {
 			if opt.Params != nil {
 				params = opt.Params(m.Ours)
 			}
+			if params == nil {
+				params = map[string]string{}
+			}
+			// QMI methods refuse classes of one row by default; Ecoli's
+			// two-row classes leave one row in some training folds.
+			if info, _ := method.Lookup(m.Ours); hasParam(info, "min_class") && params["min_class"] == "" {
+				params["min_class"] = "1"
+			}
 			mm, err := method.New(m.Ours, params)
 			if err != nil {
 				return nil, err
@@ -157,6 +165,15 @@ func Seed000(opt Options) ([]Row, error) {
 		}
 	}
 	return rows, nil
+}
+
+func hasParam(info method.Info, name string) bool {
+	for _, p := range info.Params {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 func selected(list []string, name string) bool {

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -180,5 +181,43 @@ func TestEvalOnUCIArff(t *testing.T) {
 	}
 	if !strings.Contains(out, "lda") || !strings.Contains(out, "gda") {
 		t.Fatalf("csv output: %s", out)
+	}
+}
+
+// score: the QMI criterion ranks the 2-D KQMI embedding of wine above the
+// 2-D PCA embedding (KQMI maximises it; PCA ignores the labels), and
+// rejects bad input.
+func TestScoreRanksEmbeddings(t *testing.T) {
+	dir := t.TempDir()
+	qmiOf := func(m string) float64 {
+		model := filepath.Join(dir, m+".json")
+		if st, _, errs := run(t, "fit", "-m", m, "-k", "2", "-i", "builtin:wine", "--scale", "minmax", "-o", model); st != 0 {
+			t.Fatalf("fit %s: %s", m, errs)
+		}
+		st, out, errs := run(t, "score", "-i", "builtin:wine", "--model", model, "--sigma", "0.5")
+		if st != 0 {
+			t.Fatalf("score %s: %s", m, errs)
+		}
+		var v float64
+		for _, line := range strings.Split(out, "\n") {
+			if strings.HasPrefix(line, "QMI") {
+				if _, err := fmt.Sscanf(strings.TrimSpace(strings.TrimPrefix(line, "QMI")), "%g", &v); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		return v
+	}
+	if k, p := qmiOf("kqmi"), qmiOf("pca"); !(k > p && p > 0) {
+		t.Fatalf("QMI of KQMI embedding %g, of PCA embedding %g; want KQMI > PCA > 0", k, p)
+	}
+	noLabels := write(t, "nolab.csv", "a,b\n1,2\n3,4\n")
+	for _, args := range [][]string{
+		{"score", "-i", noLabels, "--no-labels"},
+		{"score", "-i", "builtin:iris", "--sigma", "-1"},
+	} {
+		if st, _, errs := run(t, args...); st == 0 || errs == "" {
+			t.Errorf("%v: status %d, message %q", args, st, errs)
+		}
 	}
 }

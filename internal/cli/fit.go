@@ -2,7 +2,9 @@ package cli
 
 import (
 	"bytes"
+
 	"fmt"
+	"gonum.org/v1/gonum/mat"
 	"os"
 	"strconv"
 
@@ -104,35 +106,13 @@ func runTransform(e *env, args []string) error {
 	if *modelPath == "" {
 		return usagef("--model MODEL is required")
 	}
-	f, err := os.Open(*modelPath)
-	if err != nil {
-		return err
-	}
-	meta, model, err := method.Load(f, *modelPath)
-	f.Close()
-	if err != nil {
-		return err
-	}
 	ds, err := df.load()
 	if err != nil {
 		return err
 	}
-	x := ds.X
-	if len(meta.Preprocess) > 0 {
-		fp, err := preprocess.UnmarshalFitted(meta.Preprocess)
-		if err != nil {
-			return fmt.Errorf("model file %s: %w", *modelPath, err)
-		}
-		if _, c := x.Dims(); c != fp.InDims() {
-			return fmt.Errorf("input %s has %d features, the model %s was fitted on %d", df.input, c, *modelPath, fp.InDims())
-		}
-		if x, err = fp.Apply(x); err != nil {
-			return err
-		}
-	}
-	z, err := model.Transform(x)
+	z, err := applyModel(*modelPath, ds, df.input)
 	if err != nil {
-		return fmt.Errorf("input %s: %w", df.input, err)
+		return err
 	}
 	_, k := z.Dims()
 	if *dims < 0 || *dims > k {
@@ -157,4 +137,36 @@ func runTransform(e *env, args []string) error {
 		w = file
 	}
 	return data.WriteCSV(w, outDS)
+}
+
+// applyModel reads a model file and maps the rows of ds through its saved
+// preprocessing and projection.
+func applyModel(modelPath string, ds *data.Dataset, input string) (*mat.Dense, error) {
+	f, err := os.Open(modelPath)
+	if err != nil {
+		return nil, err
+	}
+	meta, model, err := method.Load(f, modelPath)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	x := ds.X
+	if len(meta.Preprocess) > 0 {
+		fp, err := preprocess.UnmarshalFitted(meta.Preprocess)
+		if err != nil {
+			return nil, fmt.Errorf("model file %s: %w", modelPath, err)
+		}
+		if _, c := x.Dims(); c != fp.InDims() {
+			return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, modelPath, fp.InDims())
+		}
+		if x, err = fp.Apply(x); err != nil {
+			return nil, err
+		}
+	}
+	z, err := model.Transform(x)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", input, err)
+	}
+	return z, nil
 }

@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/dimred/dimred/preprocess"
+	"github.com/dimred/dimred/qmi"
+)
+
+// runScore prints the quadratic mutual information I_Q(Z;Y) of seed 000
+// (eq. 11-14) between an embedding and its labels: of the input rows
+// themselves, or of their embedding through a saved model.
+func runScore(e *env, args []string) error {
+	fs := newFlags(e, "score")
+	df := addDataFlags(fs)
+	modelPath := fs.String("model", "", "embed the input with this model first (else score the input columns as given)")
+	sigma := fs.Float64("sigma", 0, "Parzen window width σ (window N(·; zᵢ, σ²I)); 0: Silverman's rule on the scored rows")
+	standardize := fs.Bool("standardize", true, "z-score the embedding's columns first, so that embeddings of different scale are comparable")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *sigma < 0 {
+		return usagef("--sigma must be > 0 (or 0 for Silverman's rule), got %g", *sigma)
+	}
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	if ds.Y == nil {
+		return fmt.Errorf("input %s has no labels; QMI is between an embedding and its labels", df.input)
+	}
+	z := ds.X
+	if *modelPath != "" {
+		if z, err = applyModel(*modelPath, ds, df.input); err != nil {
+			return err
+		}
+	}
+	if *standardize {
+		fp, err := preprocess.Pipeline{preprocess.ZScore{}}.Fit(z)
+		if err != nil {
+			return err
+		}
+		if z, err = fp.Apply(z); err != nil {
+			return err
+		}
+	}
+	s := *sigma
+	if s == 0 {
+		if s, err = qmi.Silverman(z, ds.Y); err != nil {
+			return err
+		}
+	}
+	t, err := qmi.Score(z, ds.Y, s)
+	if err != nil {
+		return err
+	}
+	r, c := z.Dims()
+	e.printf("rows %d, dimensions %d, sigma %.6g (standardized: %v)\n", r, c, t.Sigma, *standardize)
+	e.printf("V_IN  %.6g\nV_ALL %.6g\nV_BTW %.6g\nQMI   %.6g\n", t.In, t.All, t.Btw, t.QMI)
+	return nil
+}

@@ -117,3 +117,73 @@ func PerClassSplit(y []int, nu int, seed uint64) (train, test []int, err error) 
 	slices.Sort(test)
 	return train, test, nil
 }
+
+// BalancedSubset draws m rows with the classes as even as possible: each of
+// the C classes present gets ⌊m/C⌋ rows and the first m mod C classes (in
+// label order) one more, drawn at random (seeded) within the class; a class
+// with fewer rows than its share gives all it has and the shortfall goes to
+// the next classes. Unlabeled rows are never drawn. The indices are
+// returned in increasing order. Seed 001 evaluates on 800 such rows of
+// Letter (26 classes).
+func BalancedSubset(y []int, m int, seed uint64) ([]int, error) {
+	if m < 1 {
+		return nil, fmt.Errorf("balanced subset: %d rows requested, want ≥ 1", m)
+	}
+	byLabel := map[int][]int{}
+	var labels []int
+	for i, v := range y {
+		if v < 0 {
+			continue
+		}
+		if byLabel[v] == nil {
+			labels = append(labels, v)
+		}
+		byLabel[v] = append(byLabel[v], i)
+	}
+	slices.Sort(labels)
+	classes := make([][]int, len(labels))
+	for k, v := range labels {
+		classes[k] = byLabel[v]
+	}
+	var present [][]int
+	total := 0
+	for _, rows := range classes {
+		if len(rows) > 0 {
+			present = append(present, rows)
+			total += len(rows)
+		}
+	}
+	if m > total {
+		return nil, fmt.Errorf("balanced subset: %d rows requested but only %d labelled rows exist", m, total)
+	}
+	// Water-filling: raise a common share until m rows are allotted.
+	share := make([]int, len(present))
+	left := m
+	for left > 0 {
+		open := 0
+		for c, rows := range present {
+			if share[c] < len(rows) {
+				open++
+			}
+		}
+		each := max(left/open, 1)
+		for c, rows := range present {
+			if left == 0 {
+				break
+			}
+			if take := min(each, len(rows)-share[c], left); take > 0 {
+				share[c] += take
+				left -= take
+			}
+		}
+	}
+	rng := rand.New(rand.NewPCG(seed, seedStream))
+	var out []int
+	for c, rows := range present {
+		rows = slices.Clone(rows)
+		rng.Shuffle(len(rows), func(i, j int) { rows[i], rows[j] = rows[j], rows[i] })
+		out = append(out, rows[:share[c]]...)
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -168,3 +168,55 @@ func TestPerClassSplit(t *testing.T) {
 		t.Errorf("negative label: %v", err)
 	}
 }
+
+func TestBalancedSubset(t *testing.T) {
+	// 26 classes of 40 rows, plus one small class of 3 and unlabeled rows.
+	var y []int
+	for c := 0; c < 26; c++ {
+		for i := 0; i < 40; i++ {
+			y = append(y, c)
+		}
+	}
+	y = append(y, 26, 26, 26, -1, -1)
+	idx, err := BalancedSubset(y, 800, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(idx) != 800 {
+		t.Fatalf("%d rows, want 800", len(idx))
+	}
+	counts := map[int]int{}
+	for i, r := range idx {
+		if i > 0 && r <= idx[i-1] {
+			t.Fatal("indices not increasing / repeated")
+		}
+		if y[r] < 0 {
+			t.Fatal("drew an unlabeled row")
+		}
+		counts[y[r]]++
+	}
+	// 27 classes: class 26 gives its 3 rows, the other 797 are spread over
+	// 26 classes as 30 or 31.
+	if counts[26] != 3 {
+		t.Fatalf("small class gave %d rows, want all 3", counts[26])
+	}
+	for c := 0; c < 26; c++ {
+		if counts[c] != 30 && counts[c] != 31 {
+			t.Fatalf("class %d has %d rows, want 30 or 31", c, counts[c])
+		}
+	}
+	again, _ := BalancedSubset(y, 800, 1)
+	if !slices.Equal(idx, again) {
+		t.Fatal("same seed, different subset")
+	}
+	other, _ := BalancedSubset(y, 800, 2)
+	if slices.Equal(idx, other) {
+		t.Fatal("different seeds gave the same subset")
+	}
+	if _, err := BalancedSubset(y, 2000, 1); err == nil {
+		t.Fatal("more rows than exist accepted")
+	}
+	if _, err := BalancedSubset(y, 0, 1); err == nil {
+		t.Fatal("zero rows accepted")
+	}
+}

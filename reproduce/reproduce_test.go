@@ -326,3 +326,31 @@ func TestWriteSeed000(t *testing.T) {
 		}
 	}
 }
+
+// Seed 001 on a small Letter subset (260 rows, one CV run, no figures):
+// the three curves exist over 15 features and, averaged over features,
+// the supervised AQMIDA and LDA err less than PCA (Figure 4's ordering).
+func TestSeed001Small(t *testing.T) {
+	shared := filepath.Dir(filepath.Dir(testdata.Path(t, "data/uci/letter.arff")))
+	shared = filepath.Dir(shared)
+	r, err := Seed001(Seed001Options{Shared: shared, Rows: 260, Repeats: 1, SkipORL: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := map[string]float64{}
+	for _, res := range r.Report.Results {
+		if len(res.ErrorsByDim) != 15 {
+			t.Fatalf("%s: %d dims, want 15", res.Method, len(res.ErrorsByDim))
+		}
+		for _, e := range res.ErrorsByDim {
+			mean[res.Method] += e / 15
+		}
+	}
+	if !(mean["aqmida"] < mean["pca"] && mean["lda"] < mean["pca"]) {
+		t.Fatalf("mean errors over 1..15 features: %v; want AQMIDA and LDA below PCA", mean)
+	}
+	var b strings.Builder
+	if err := WriteSeed001(&b, r); err != nil || !strings.Contains(b.String(), "aqmida") {
+		t.Fatalf("WriteSeed001: %v\n%s", err, b.String())
+	}
+}

@@ -20,6 +20,8 @@ func runEval(e *env, args []string) error {
 	scale := fs.String("scale", "minmax", "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
 	maxDims := fs.Int("max-dims", 0, "evaluate dimensions 1..max-dims only (0: all the method gives)")
 	format := fs.String("format", "text", "output: text, csv, json or markdown")
+	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
+	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
 	if err := parse(fs, args); err != nil {
@@ -53,6 +55,13 @@ func runEval(e *env, args []string) error {
 	ds, err := df.load()
 	if err != nil {
 		return err
+	}
+	if *subsample > 0 {
+		idx, err := evaluate.BalancedSubset(ds.Y, *subsample, *subSeed)
+		if err != nil {
+			return fmt.Errorf("--subsample: %w", err)
+		}
+		ds = ds.Subset(idx)
 	}
 	if isTerminal(e.stderr) {
 		proto.Progress = func(done, total int) {

@@ -9,8 +9,11 @@ import (
 )
 
 func runReproduce(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "seed001" {
+		return runReproduce001(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "seed000" {
-		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN)")
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN), seed001 (Letter curves, ORL projections)")
 	}
 	fs := newFlags(e, "reproduce seed000")
 	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
@@ -53,4 +56,26 @@ func runReproduce(e *env, args []string) error {
 		return err
 	}
 	return reproduce.WriteSeed000(e.stdout, rows, *format == "markdown" || *format == "md")
+}
+
+func runReproduce001(e *env, args []string) error {
+	fs := newFlags(e, "reproduce seed001")
+	shared := fs.String("shared", "../shared", "the shared directory (data)")
+	out := fs.String("o", "", "directory for the PNG figures (none if empty)")
+	rows := fs.Int("rows", 800, "rows of Letter, classes as even as possible")
+	repeats := fs.Int("repeats", 10, "repeats of the 5-fold CV")
+	seed := fs.Uint64("seed", 1, "seed of the Letter subset")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+	r, err := reproduce.Seed001(reproduce.Seed001Options{Shared: *shared, OutDir: *out, Rows: *rows, Repeats: *repeats, Seed: *seed})
+	if err != nil {
+		return err
+	}
+	return reproduce.WriteSeed001(e.stdout, r)
 }

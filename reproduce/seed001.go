@@ -1,0 +1,162 @@
+package reproduce
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/plot"
+)
+
+// Seed001Options selects the seed 001 experiments.
+type Seed001Options struct {
+	Shared string
+	// OutDir receives the PNG figures (letter error curves, ORL 2-D
+	// projections); empty: no figures.
+	OutDir string
+	// Rows of Letter (default 800), Repeats of the 5-fold CV (default 10),
+	// MaxDims (default 15), Seed of the subset (default 1).
+	Rows, Repeats, MaxDims int
+	Seed                   uint64
+	// SkipORL leaves out the ORL projections.
+	SkipORL bool
+}
+
+// Seed001Result holds the Letter error curves (Figure 4).
+type Seed001Result struct {
+	Report *evaluate.Report
+}
+
+// Seed001 re-runs seed 001's experiments: Figure 4 — AQMIDA, PCA and LDA on
+// Rows rows of Letter (classes as even as possible), 5-fold stratified CV
+// repeated Repeats times, 1-NN on features 1..MaxDims, no scaling (AQMIDA
+// whitens internally) — and Figure 2, the 2-D AQMIDA, LDA and PCA
+// projections of all ORL faces.
+func Seed001(opt Seed001Options) (*Seed001Result, error) {
+	if opt.Rows == 0 {
+		opt.Rows = 800
+	}
+	if opt.Repeats == 0 {
+		opt.Repeats = 10
+	}
+	if opt.MaxDims == 0 {
+		opt.MaxDims = 15
+	}
+	if opt.Seed == 0 {
+		opt.Seed = 1
+	}
+	letter, err := data.Load(filepath.Join(opt.Shared, "data", "uci", "letter.arff"), data.Options{})
+	if err != nil {
+		return nil, err
+	}
+	idx, err := evaluate.BalancedSubset(letter.Y, opt.Rows, opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	ds := letter.Subset(idx)
+	ds.Name = fmt.Sprintf("letter (%d rows)", opt.Rows)
+	names := []string{"aqmida", "lda", "pca"}
+	var ms []evaluate.NamedMethod
+	for _, n := range names {
+		m, err := method.New(n, nil)
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, evaluate.NamedMethod{Name: n, Method: m})
+	}
+	cs, err := classify.ParseList("knn1")
+	if err != nil {
+		return nil, err
+	}
+	rep, err := evaluate.Run(ds, evaluate.Protocol{Methods: ms, Classifiers: cs, Folds: 5, Repeats: opt.Repeats, MaxDims: opt.MaxDims})
+	if err != nil {
+		return nil, err
+	}
+	if opt.OutDir != "" {
+		var series []plot.Series
+		for _, r := range rep.Results {
+			s := plot.Series{Name: r.Method}
+			for k, e := range r.ErrorsByDim {
+				s.X = append(s.X, float64(k+1))
+				s.Y = append(s.Y, e)
+			}
+			s.YErr = r.StdByDim
+			series = append(series, s)
+		}
+		err := plot.Curves(filepath.Join(opt.OutDir, "seed001_letter.png"), series, plot.CurveOptions{
+			Title:  fmt.Sprintf("Letter, %d rows: 1-NN error, 5-fold CV ×%d (seed 001 Fig. 4)", opt.Rows, opt.Repeats),
+			XLabel: "number of features", YLabel: "error rate"})
+		if err != nil {
+			return nil, err
+		}
+		if !opt.SkipORL {
+			if err := seed001ORL(opt.Shared, opt.OutDir, names); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return &Seed001Result{Report: rep}, nil
+}
+
+// seed001ORL writes the 2-D projections of all 400 ORL faces (Figure 2).
+func seed001ORL(shared, dir string, names []string) error {
+	orl, err := data.Load(filepath.Join(shared, "data", "faces", "orl_32x32.csv.gz"), data.Options{})
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		m, err := method.New(n, nil)
+		if err != nil {
+			return err
+		}
+		f, err := m.Fit(orl.X, orl.Y, 2)
+		if err != nil {
+			return fmt.Errorf("ORL %s: %w", n, err)
+		}
+		z, err := f.Transform(orl.X)
+		if err != nil {
+			return err
+		}
+		err = plot.Scatter(filepath.Join(dir, "seed001_orl_"+n+".png"), z, orl.Y, orl.ClassNames,
+			plot.ScatterOptions{Title: "ORL, all 400 faces: " + n + " (seed 001 Fig. 2)"})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteSeed001 prints the Letter curves: mean error % ± std per number of
+// features and method.
+func WriteSeed001(w io.Writer, r *Seed001Result) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprint(tw, "features")
+	for _, res := range r.Report.Results {
+		fmt.Fprintf(tw, "\t%s", res.Method)
+	}
+	fmt.Fprintln(tw)
+	dims := 0
+	for _, res := range r.Report.Results {
+		dims = max(dims, len(res.ErrorsByDim))
+	}
+	for k := 0; k < dims; k++ {
+		fmt.Fprintf(tw, "%d", k+1)
+		for _, res := range r.Report.Results {
+			cell := "—"
+			if k < len(res.ErrorsByDim) {
+				cell = fmt.Sprintf("%.2f", 100*res.ErrorsByDim[k])
+				if k < len(res.StdByDim) {
+					cell += fmt.Sprintf(" ± %.2f", 100*res.StdByDim[k])
+				}
+			}
+			fmt.Fprintf(tw, "\t%s", cell)
+		}
+		fmt.Fprintln(tw)
+	}
+	return tw.Flush()
+}

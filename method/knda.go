@@ -1,0 +1,261 @@
+package method
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/kernel"
+)
+
+// Defaults of KNDA/DNDA.
+const (
+	// DefaultNDAJitter is the ridge of seed 004 ("add a diagonal matrix
+	// with small entry value, such as 0.01, to K(D_max − W_max)K").
+	DefaultNDAJitter = 0.01
+	// DefaultNDAEpsK is the k of the default ε rule: ε is the median over
+	// the rows of the distance to their DefaultNDAEpsK-th nearest row of
+	// another class (graph.DefaultBetweenEps).
+	DefaultNDAEpsK = 5
+)
+
+// NDA holds the hyperparameters shared by KNDA and DNDA.
+type NDA struct {
+	// K is the number of same-class neighbours of the within-class graph
+	// (0: DefaultNeighbours; capped at n_c − 1, so with k ≥ n_c − 1 the
+	// within-class graph is complete).
+	K int
+	// Eps is the radius of the between-class ε-graph, in the space the
+	// graphs are built in; 0 selects it by the rule of DefaultNDAEpsK
+	// (EpsK overrides that k).
+	Eps  float64
+	EpsK int
+	// Jitter is added to the constraint in coefficient space (0:
+	// DefaultNDAJitter; see embed.Problem.Jitter).
+	Jitter float64
+	// Alpha, if > 0, adds α·M to both sides (M the feature metric: I for
+	// DNDA, K̃ for KNDA), relative to the mean diagonal of K̃ (of X̄X̄ᵀ for
+	// DNDA): a regulariser of the minimisation that the paper does not
+	// have (default 0; see docs/neighbourhood.md).
+	Alpha float64
+	// PCA is the optional pre-step (0 none, (0,1) variance, ≥ 1 count).
+	PCA    float64
+	Search graph.Search
+}
+
+// KNDA is kernel neighbourhood discriminant analysis (seed 004, Zhao
+// 2014, §3 and Algorithm 1). Both graphs live in the feature space of a
+// kernel (distances by eq. 13, ‖φ(xᵢ)−φ(xⱼ)‖² = K_ii + K_jj − 2K_ij): the
+// within-class graph W_min joins each row to its k nearest rows of the
+// same class (constant weights, eq. 7/22), the between-class graph W_max
+// joins rows of different classes at distance ≤ ε (constant weights, eq.
+// 12/23). With D the degree matrices,
+//
+//	min μᵀK(D_min − W_min)Kμ / μᵀK(D_max − W_max)Kμ                      (eq. 16-17)
+//	⇒ K(D_min − W_min)Kμ = λ·(K(D_max − W_max)K + 0.01·I)μ, smallest λ   (eq. 18-19, 24)
+//
+// and new rows map to y = μᵀk(x) (eq. 21). Implementation: K is the centred
+// Gram matrix K̃ (Laplacians annihilate constants, so K̃LK̃ = H·KLK·H and
+// only a constant shift of the embedding changes), and μ is restricted to
+// range(K̃) before the 0.01·I is added (embed.Problem.Jitter): otherwise
+// every null vector of K̃ — the constant vector at least — would get
+// eigenvalue 0 and map all training rows to one point. Eigenvalue-0
+// directions that remain (rows of a class collapsed: one per extra
+// connected component of W_min) are ordered by their between-class spread
+// μᵀK̃L_maxK̃μ, largest first. Values are the generalized eigenvalues,
+// increasing.
+//
+// Defaults: polynomial kernel of degree 2 (seed 004 §4: "we employ
+// polynomial kernel by choosing d equal to 2"), k = 10, jitter 0.01, ε by
+// the median rule (DefaultNDAEpsK; docs/neighbourhood.md).
+type KNDA struct {
+	NDA
+	Kernel kernel.Kernel // zero: poly degree 2
+}
+
+// DefaultKNDAKernel is KNDA's default kernel, (xᵀy)².
+func DefaultKNDAKernel() kernel.Kernel { return kernel.Poly(2, 0) }
+
+// Fit implements Method.
+func (m KNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled("knda", x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	pre, z, err := preStep("knda", x, m.PCA, false)
+	if err != nil {
+		return nil, err
+	}
+	k := m.Kernel
+	if k.Type == "" {
+		k = DefaultKNDAKernel()
+	}
+	metric, err := graph.NewFeatureSpace(k, z)
+	if err != nil {
+		return nil, fmt.Errorf("knda: %w", err)
+	}
+	scale := 0.0
+	if m.Alpha > 0 {
+		if scale, err = meanKernelDiag(k, z); err != nil {
+			return nil, fmt.Errorf("knda: %w", err)
+		}
+	}
+	return m.NDA.fit("knda", embed.Kernel{K: k}, metric, pre, z, y, dims, scale)
+}
+
+// DNDA is direct neighbourhood discriminant analysis (seed 004 §4.2.1:
+// KNDA with both graphs built "in the original data space and the other
+// steps the same"): with X̄ the centred rows,
+//
+//	X̄ᵀ(D_min − W_min)X̄·w = λ·(X̄ᵀ(D_max − W_max)X̄ + 0.01·I)·w, smallest λ,
+//
+// w restricted to the span of the centred rows (with more columns than
+// rows, the rows are first projected losslessly on their principal
+// components). Same defaults as KNDA, distances Euclidean.
+type DNDA struct{ NDA }
+
+// Fit implements Method.
+func (m DNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled("dnda", x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	pre, z, err := preStep("dnda", x, m.PCA, true)
+	if err != nil {
+		return nil, err
+	}
+	scale := 0.0
+	if m.Alpha > 0 {
+		zc := embed.CenterRows(z, embed.ColMeans(z))
+		n, _ := zc.Dims()
+		scale = mat.Norm(zc, 2) * mat.Norm(zc, 2) / float64(n) // tr(X̄X̄ᵀ)/n
+	}
+	return m.NDA.fit("dnda", embed.Linear{}, graph.Euclidean{X: z}, pre, z, y, dims, scale)
+}
+
+// Graphs returns the within-class kNN graph and the between-class ε-graph
+// of KNDA/DNDA on a metric, and the ε used.
+func (m NDA) Graphs(metric graph.Metric, y []int) (within, between *graph.Graph, eps float64, err error) {
+	k := m.K
+	if k == 0 {
+		k = DefaultNeighbours
+	}
+	if k < 1 {
+		return nil, nil, 0, fmt.Errorf("k = %d; the number of same-class neighbours must be ≥ 1", k)
+	}
+	eps = m.Eps
+	if eps < 0 || math.IsNaN(eps) || math.IsInf(eps, 0) {
+		return nil, nil, 0, fmt.Errorf("eps = %v; the between-class radius must be finite and > 0 (0: automatic)", eps)
+	}
+	if eps == 0 {
+		ek := m.EpsK
+		if ek == 0 {
+			ek = DefaultNDAEpsK
+		}
+		if eps, err = graph.DefaultBetweenEps(metric, y, ek, m.Search); err != nil {
+			return nil, nil, 0, err
+		}
+	}
+	within, err = graph.Neighbourhood{K: k, Supervision: graph.InClass, Labels: y,
+		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search}.Build(metric)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("within-class graph: %w", err)
+	}
+	between, err = graph.Neighbourhood{Eps: eps, Supervision: graph.CrossClass, Labels: y,
+		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search}.Build(metric)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("between-class ε-graph: %w", err)
+	}
+	return within, between, eps, nil
+}
+
+func (m NDA) fit(name string, space embed.Space, metric graph.Metric, pre embed.Model, z *mat.Dense, y []int, dims int, scale float64) (Model, error) {
+	jitter := m.Jitter
+	if jitter == 0 {
+		jitter = DefaultNDAJitter
+	}
+	if jitter < 0 || math.IsNaN(jitter) || math.IsInf(jitter, 0) {
+		return nil, fmt.Errorf("%s: jitter = %v; must be finite and > 0", name, jitter)
+	}
+	if m.Alpha < 0 || math.IsNaN(m.Alpha) || math.IsInf(m.Alpha, 0) {
+		return nil, fmt.Errorf("%s: alpha = %v; must be finite and ≥ 0", name, m.Alpha)
+	}
+	alpha := m.Alpha * scale
+	within, between, _, err := m.Graphs(metric, y)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	lb := between.Laplacian()
+	prob := &embed.Problem{Space: space, Objective: within.Laplacian(), Constraint: lb,
+		Minimize: true, Jitter: jitter, Ridge: alpha, ObjectiveRidge: alpha, Solver: embed.Dense, Dims: dims, TieBreak: lb}
+	return finish(name, pre, prob, z)
+}
+
+func init() {
+	ndaParams := []Param{
+		{"k", fmt.Sprint(DefaultNeighbours), "same-class neighbours per row of the within-class graph (capped at n_c − 1)"},
+		{"eps", "0", "between-class radius ε; 0: the median over rows of the distance to their epsk-th nearest other-class row"},
+		{"epsk", fmt.Sprint(DefaultNDAEpsK), "k of the default ε rule"},
+		{"jitter", fmt.Sprint(DefaultNDAJitter), "ridge added to K(D_max − W_max)K (seed 004: 0.01), on range(K̃)"},
+		{"alpha", "0", "optional regulariser α·K̃ (DNDA: α·I) on both sides, relative to the mean diagonal of K̃ (X̄X̄ᵀ); not in the paper"},
+		{"search", "auto", "neighbour search: auto, brute or kdtree (DNDA)"},
+		pcaParam,
+	}
+	parseNDA := func(p Params) (NDA, error) {
+		var n NDA
+		var err error
+		if n.K, err = p.Int("k", DefaultNeighbours, 1); err != nil {
+			return n, err
+		}
+		if n.Eps, err = p.Float("eps", 0, 0, false); err != nil {
+			return n, err
+		}
+		if n.EpsK, err = p.Int("epsk", DefaultNDAEpsK, 1); err != nil {
+			return n, err
+		}
+		if n.Jitter, err = p.Float("jitter", DefaultNDAJitter, 0, true); err != nil {
+			return n, err
+		}
+		if n.Alpha, err = p.Float("alpha", 0, 0, false); err != nil {
+			return n, err
+		}
+		s, err := p.String("search", "auto", "auto", "brute", "kdtree")
+		if err != nil {
+			return n, err
+		}
+		if s != "auto" {
+			n.Search = graph.Search(s)
+		}
+		n.PCA, err = parsePCA(p)
+		return n, err
+	}
+	kp := append([]Param{}, KernelParams...)
+	kp[0].Default = "poly"
+	Register(Info{
+		Name: "knda", Title: "Kernel neighbourhood discriminant analysis", Family: "neighbourhood",
+		Supervision: "supervised", Space: "kernel", Paper: "seed 004 (Zhao 2014) §3, eq. 7-25, Algorithm 1",
+		MaxDims: "rank of K̃ (≤ n−1)",
+		Params:  append(kp, ndaParams...),
+		New: func(p Params) (Method, error) {
+			k, err := p.Kernel(DefaultKNDAKernel())
+			if err != nil {
+				return nil, err
+			}
+			n, err := parseNDA(p)
+			return KNDA{NDA: n, Kernel: k}, err
+		},
+	})
+	Register(Info{
+		Name: "dnda", Title: "Direct neighbourhood discriminant analysis (KNDA in input space)", Family: "neighbourhood",
+		Supervision: "supervised", Space: "linear", Paper: "seed 004 (Zhao 2014) §4.2.1",
+		MaxDims: "rank of X̄ (≤ min(n−1, d))",
+		Params:  ndaParams,
+		New: func(p Params) (Method, error) {
+			n, err := parseNDA(p)
+			return DNDA{NDA: n}, err
+		},
+	})
+}

@@ -301,21 +301,7 @@ func TestFitLDAEqualsDirectScatterSolution(t *testing.T) {
 }
 
 // engMinmax scales every column to [−1, 1] (the seed 000 protocol).
-func engMinmax(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	out := mat.NewDense(n, d, nil)
-	for j := 0; j < d; j++ {
-		col := mat.Col(nil, j, x)
-		lo, hi := col[0], col[0]
-		for _, v := range col {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		for i, v := range col {
-			out.Set(i, j, 2*(v-lo)/(hi-lo)-1)
-		}
-	}
-	return out
-}
+func engMinmax(x *mat.Dense) *mat.Dense { return testdata.MinMax(x) }
 
 // engKernelDirect solves the kernel problem
 //

@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/linalg"
 )
 
@@ -319,23 +320,7 @@ func TestBadInputSingularWithin(t *testing.T) {
 }
 
 // minmaxSafe scales to [−1, 1] and maps constant columns to 0.
-func minmaxSafe(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	out := mat.NewDense(n, d, nil)
-	for j := 0; j < d; j++ {
-		col := mat.Col(nil, j, x)
-		lo, hi := col[0], col[0]
-		for _, v := range col {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		for i, v := range col {
-			if hi > lo {
-				out.Set(i, j, 2*(v-lo)/(hi-lo)-1)
-			}
-		}
-	}
-	return out
-}
+func minmaxSafe(x *mat.Dense) *mat.Dense { return testdata.MinMax(x) }
 
 // A class with a single row (iris with one row relabelled as a fourth
 // class): LDA and GDA either fit C−1 = 3 finite dimensions or refuse with

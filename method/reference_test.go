@@ -1,11 +1,9 @@
 package method
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,36 +14,8 @@ import (
 	"github.com/dimred/dimred/linalg"
 )
 
-// loadSklearn reads ../shared/data/sklearn/NAME.csv (label first) with a
-// minimal parser independent of package data, so these reference tests do
-// not depend on the readers under test elsewhere.
-func loadSklearn(t *testing.T, name string) (*mat.Dense, []int) {
-	t.Helper()
-	f, err := os.Open(testdata.Path(t, "data/sklearn/"+name+".csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = rows[1:]
-	x := mat.NewDense(len(rows), len(rows[0])-1, nil)
-	y := make([]int, len(rows))
-	for i, r := range rows {
-		l, _ := strconv.ParseFloat(r[0], 64)
-		y[i] = int(l)
-		for j, s := range r[1:] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Set(i, j, v)
-		}
-	}
-	return x, y
-}
+// loadSklearn reads ../shared/data/sklearn/NAME.csv (testdata.Sklearn).
+func loadSklearn(t *testing.T, name string) (*mat.Dense, []int) { return testdata.Sklearn(t, name) }
 
 type refEntry struct {
 	ExplainedVariance      []float64   `json:"explained_variance"`
@@ -83,23 +53,8 @@ func relClose(t *testing.T, what string, got, want []float64, tol float64) {
 	}
 }
 
-// minmax scales every column to [-1, 1] over the whole set (the reference's
-// preprocessing for KPCA).
-func minmax(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	out := mat.NewDense(n, d, nil)
-	for j := 0; j < d; j++ {
-		col := mat.Col(nil, j, x)
-		lo, hi := col[0], col[0]
-		for _, v := range col {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-		for i, v := range col {
-			out.Set(i, j, 2*(v-lo)/(hi-lo)-1)
-		}
-	}
-	return out
-}
+// minmax scales every column to [-1, 1] over the whole set (testdata.MinMax).
+func minmax(x *mat.Dense) *mat.Dense { return testdata.MinMax(x) }
 
 func TestPCAMatchesSklearn(t *testing.T) {
 	ref := loadRef(t)

@@ -113,7 +113,13 @@ func (p *Problem) solveJitter(rep *Rep) ([]float64, *mat.Dense, error) {
 		}
 		b.SetSym(j, j, b.At(j, j)+jit)
 	}
-	vals, w, err := linalg.GenSymEig(a, b, 0, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
+	var vals []float64
+	var w *mat.Dense
+	if p.Minimize {
+		vals, w, err = minimizeViaSum(a, b, tol)
+	} else {
+		vals, w, err = linalg.GenSymEig(a, b, 0, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
+	}
 	if err != nil {
 		return nil, nil, err
 	}
@@ -123,25 +129,80 @@ func (p *Problem) solveJitter(rep *Rep) ([]float64, *mat.Dense, error) {
 	return vals, &v, nil
 }
 
+// minimizeViaSum returns the smallest eigenpairs of A·w = λ·B·w for
+// positive semi-definite A and B through the equivalent problem
+//
+//	A·w = θ·(A + B)·w,   λ = θ/(1 − θ),
+//
+// rescaling each w so that wᵀ·B·w = 1. Reducing by A + B instead of B
+// matters when B is positive definite only thanks to a tiny jitter (its
+// condition number can reach 1e15, and a rank cut on it would drop the
+// directions that matter most — those with zero objective, which collapse
+// each class in KNDA); A + B is far better conditioned. Directions with
+// 1 − θ ≤ tol (B numerically null: λ = ∞) are dropped.
+func minimizeViaSum(a, b *mat.SymDense, tol float64) ([]float64, *mat.Dense, error) {
+	m := mat.NewSymDense(a.SymmetricDim(), nil)
+	m.AddSym(a, b)
+	theta, w, err := linalg.GenSymEig(a, m, 0, linalg.GenOptions{RankTol: tol, Order: linalg.Smallest})
+	if err != nil {
+		return nil, nil, err
+	}
+	k := 0
+	for k < len(theta) && 1-theta[k] > tol {
+		k++
+	}
+	if k == 0 {
+		return nil, nil, errors.New("embed: the constraint is numerically zero on every direction")
+	}
+	r, _ := w.Dims()
+	vals := make([]float64, k)
+	out := mat.NewDense(r, k, nil)
+	for j := 0; j < k; j++ {
+		vals[j] = theta[j] / (1 - theta[j])
+		s := 1 / math.Sqrt(1-theta[j])
+		for i := 0; i < r; i++ {
+			out.Set(i, j, w.At(i, j)*s)
+		}
+	}
+	return vals, out, nil
+}
+
 // breakTies rotates, in place, the columns of coef inside every cluster of
 // numerically equal eigenvalues so that they diagonalise the secondary
 // objective Vᵀ·Φᵀ·TieBreak·Φ·V, ordered largest first. The rotation is
 // orthogonal inside each cluster, so the columns stay eigenvectors with
 // the same (equal) eigenvalues and stay orthonormal under the constraint.
-func (p *Problem) breakTies(rep *Rep, vals []float64, coef *mat.Dense) {
+//
+// Two neighbouring eigenvalues a, b are tied when
+// |a − b| ≤ TieTol·max(|a|, |b|) + noise, with noise the rounding level of
+// the solver that produced them: 1e3·u·max|λ| for a direct reduction by
+// the constraint (its eigenvalues are those of a matrix of norm max|λ|),
+// 1e3·u·(1 + |λ|)² for the reduction by A + B (λ = θ/(1 − θ), θ ∈ [0, 1]).
+// A tolerance relative to max|λ| alone would merge every small eigenvalue
+// of a minimisation that also has a few enormous ones.
+func (p *Problem) breakTies(rep *Rep, vals []float64, coef *mat.Dense, viaSum bool) {
 	tol := p.TieTol
 	if tol == 0 {
 		tol = 1e-10
 	}
-	scale := 0.0
+	const u = 0x1p-53
+	big := 0.0
 	for _, v := range vals {
-		scale = math.Max(scale, math.Abs(v))
+		big = math.Max(big, math.Abs(v))
+	}
+	tied := func(a, b float64) bool {
+		noise := 1e3 * u * big
+		if viaSum {
+			l := 1 + math.Max(math.Abs(a), math.Abs(b))
+			noise = 1e3 * u * l * l
+		}
+		return math.Abs(a-b) <= tol*math.Max(math.Abs(a), math.Abs(b))+noise
 	}
 	rows, _ := coef.Dims()
 	changed := false
 	for lo := 0; lo < len(vals); {
 		hi := lo + 1
-		for hi < len(vals) && math.Abs(vals[hi]-vals[hi-1]) <= tol*scale {
+		for hi < len(vals) && tied(vals[hi-1], vals[hi]) {
 			hi++
 		}
 		if hi-lo > 1 {

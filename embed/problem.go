@@ -83,7 +83,8 @@ type Problem struct {
 	// adds the feature-space metric. Dense solver only; see jitter.go.
 	Jitter float64
 	// TieBreak, if set, orders directions inside (numerically) degenerate
-	// eigenspaces — eigenvalues within TieTol·max|λ| of each other, for
+	// eigenspaces — neighbouring eigenvalues within TieTol times the larger
+	// of their magnitudes plus the solver's rounding level, for
 	// example the zero eigenvalues of a minimisation whose objective graph
 	// has several connected components — by the secondary objective
 	// Vᵀ·Φᵀ·TieBreak·Φ·V, largest first (the basis of a degenerate
@@ -169,7 +170,7 @@ func (p *Problem) Fit(x *mat.Dense) (*Result, error) {
 		if err := graph.CheckSize("tie-break", p.TieBreak, n); err != nil {
 			return nil, err
 		}
-		p.breakTies(rep, vals, coef)
+		p.breakTies(rep, vals, coef, solver == Dense && p.Jitter > 0 && p.Minimize)
 	}
 	vals, coef, err = p.selectDims(vals, coef)
 	if err != nil {

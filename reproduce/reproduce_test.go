@@ -354,3 +354,28 @@ func TestSeed001Small(t *testing.T) {
 		t.Fatalf("WriteSeed001: %v\n%s", err, b.String())
 	}
 }
+
+// Seed 004 on ORL, two methods, two splits, 40 dimensions: the published
+// rows are found, and LDA's best rate is within 6 points of Table 1's
+// 90.2 % and above PCA's, as in the paper.
+func TestSeed004Small(t *testing.T) {
+	shared := filepath.Dir(filepath.Dir(filepath.Dir(testdata.Path(t, "data/faces/orl_32x32.csv.gz"))))
+	rows, err := Seed004(Seed004Options{Shared: shared, Methods: []string{"PCA", "LDA"}, Repeats: 2, MaxDims: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rate := map[string]float64{}
+	for _, r := range rows {
+		if !r.Found {
+			t.Errorf("%s/%s: published cell not found", r.Set, r.Method)
+		}
+		rate[r.Method] = 100 * (1 - r.Ours.MinError)
+	}
+	if math.Abs(rate["LDA"]-90.2) > 6 || !(rate["LDA"] > rate["PCA"]) {
+		t.Fatalf("ORL best rates %v; want LDA within 6 points of 90.2 and above PCA", rate)
+	}
+	var b strings.Builder
+	if err := WriteSeed004(&b, rows); err != nil || !strings.Contains(b.String(), "90.20 (39)") {
+		t.Fatalf("WriteSeed004: %v\n%s", err, b.String())
+	}
+}

@@ -12,8 +12,11 @@ func runReproduce(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "seed001" {
 		return runReproduce001(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "seed004" {
+		return runReproduce004(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "seed000" {
-		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN), seed001 (Letter curves, ORL projections)")
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN), seed001 (Letter curves, ORL projections), seed004 (ORL, Extended Yale B, MNIST)")
 	}
 	fs := newFlags(e, "reproduce seed000")
 	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
@@ -78,4 +81,34 @@ func runReproduce001(e *env, args []string) error {
 		return err
 	}
 	return reproduce.WriteSeed001(e.stdout, r)
+}
+
+func runReproduce004(e *env, args []string) error {
+	fs := newFlags(e, "reproduce seed004")
+	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
+	out := fs.String("o", "", "directory for the PNG figures (none if empty)")
+	sets := fs.String("datasets", "ORL", "ORL and/or ExtendedYaleB (≈ 17 min on 2 cores)")
+	methods := fs.String("m", "", "paper method names, e.g. KNDA,DNDA,PCA (default: all of Tables 1-2)")
+	repeats := fs.Int("repeats", 10, "random splits")
+	seed := fs.Uint64("seed", 1, "seed of the splits and of the MNIST sample")
+	scale := fs.String("scale", "unit", "preprocessing fitted on each training split (the paper does not say)")
+	mnist := fs.Bool("mnist", false, "also write the 2-D KNDA embedding of 100 MNIST digits per class (needs -o)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+	}
+	opt := reproduce.Seed004Options{Shared: *shared, OutDir: *out, Sets: splitList(*sets), Methods: splitList(*methods),
+		Repeats: *repeats, Seed: *seed, Scale: *scale, MNIST: *mnist}
+	if isTerminal(e.stderr) {
+		opt.Progress = func(s string) { fmt.Fprintf(e.stderr, "running %s...\n", s) }
+	}
+	rows, err := reproduce.Seed004(opt)
+	if err != nil {
+		return err
+	}
+	return reproduce.WriteSeed004(e.stdout, rows)
 }

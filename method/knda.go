@@ -13,9 +13,17 @@ import (
 
 // Defaults of KNDA/DNDA.
 const (
-	// DefaultNDAJitter is the ridge of seed 004 ("add a diagonal matrix
-	// with small entry value, such as 0.01, to K(D_max − W_max)K").
-	DefaultNDAJitter = 0.01
+	// DefaultNDAJitter is the default ridge added to K(D_max − W_max)K,
+	// relative to s², s the mean diagonal of K̃ (DNDA: relative to s, the
+	// mean squared norm of the centred rows): the scale-invariant form of
+	// seed 004's "diagonal matrix with small entry value, such as 0.01".
+	// On ORL with unit-length rows and (xᵀy)², s² = 0.0084, so 1·s² is the
+	// paper's 0.01 at that scale; the absolute 0.01 (JitterAbs) vanishes
+	// on raw pixels, where s² ≈ 3e27, and the method then interpolates
+	// (docs/reproduction-neighbourhood.md).
+	DefaultNDAJitter = 1.0
+	// PaperNDAJitter is seed 004's literal absolute ridge.
+	PaperNDAJitter = 0.01
 	// DefaultNDAEpsK is the k of the default ε rule: ε is the median over
 	// the rows of the distance to their DefaultNDAEpsK-th nearest row of
 	// another class (graph.DefaultBetweenEps).
@@ -33,9 +41,14 @@ type NDA struct {
 	// (EpsK overrides that k).
 	Eps  float64
 	EpsK int
-	// Jitter is added to the constraint in coefficient space (0:
-	// DefaultNDAJitter; see embed.Problem.Jitter).
-	Jitter float64
+	// Jitter·s² (KNDA; s the mean diagonal of K̃) or Jitter·s (DNDA; s
+	// the mean squared norm of the centred rows) is added to the
+	// constraint in coefficient space (0: DefaultNDAJitter; see
+	// embed.Problem.Jitter).
+	// JitterAbs, if > 0, is added instead, unscaled (PaperNDAJitter is the
+	// paper's literal value).
+	Jitter    float64
+	JitterAbs float64
 	// Alpha, if > 0, adds α·M to both sides (M the feature metric: I for
 	// DNDA, K̃ for KNDA), relative to the mean diagonal of K̃ (of X̄X̄ᵀ for
 	// DNDA): a regulariser of the minimisation that the paper does not
@@ -60,7 +73,7 @@ type NDA struct {
 // and new rows map to y = μᵀk(x) (eq. 21). Implementation: K is the centred
 // Gram matrix K̃ (Laplacians annihilate constants, so K̃LK̃ = H·KLK·H and
 // only a constant shift of the embedding changes), and μ is restricted to
-// range(K̃) before the 0.01·I is added (embed.Problem.Jitter): otherwise
+// range(K̃) before the ridge is added (embed.Problem.Jitter): otherwise
 // every null vector of K̃ — the constant vector at least — would get
 // eigenvalue 0 and map all training rows to one point. Eigenvalue-0
 // directions that remain (rows of a class collapsed: one per extra
@@ -69,8 +82,10 @@ type NDA struct {
 // increasing.
 //
 // Defaults: polynomial kernel of degree 2 (seed 004 §4: "we employ
-// polynomial kernel by choosing d equal to 2"), k = 10, jitter 0.01, ε by
-// the median rule (DefaultNDAEpsK; docs/neighbourhood.md).
+// polynomial kernel by choosing d equal to 2"), k = 10, ε by the median
+// rule (DefaultNDAEpsK), and the ridge 0.01·I made scale-invariant:
+// Jitter·s²·I with s the mean diagonal of K̃ (DefaultNDAJitter; JitterAbs =
+// 0.01 is the literal form). See docs/neighbourhood.md.
 type KNDA struct {
 	NDA
 	Kernel kernel.Kernel // zero: poly degree 2
@@ -97,24 +112,22 @@ func (m KNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("knda: %w", err)
 	}
-	scale := 0.0
-	if m.Alpha > 0 {
-		if scale, err = meanKernelDiag(k, z); err != nil {
-			return nil, fmt.Errorf("knda: %w", err)
-		}
-	}
-	return m.NDA.fit("knda", embed.Kernel{K: k}, metric, pre, z, y, dims, scale)
+	sc := centredMeanDiag(metric.K)
+	return m.NDA.fit("knda", embed.Kernel{K: k}, metric, pre, z, y, dims, sc, sc*sc)
 }
 
 // DNDA is direct neighbourhood discriminant analysis (seed 004 §4.2.1:
 // KNDA with both graphs built "in the original data space and the other
 // steps the same"): with X̄ the centred rows,
 //
-//	X̄ᵀ(D_min − W_min)X̄·w = λ·(X̄ᵀ(D_max − W_max)X̄ + 0.01·I)·w, smallest λ,
+//	X̄ᵀ(D_min − W_min)X̄·w = λ·(X̄ᵀ(D_max − W_max)X̄ + Jitter·s·I)·w, smallest λ,
 //
 // w restricted to the span of the centred rows (with more columns than
 // rows, the rows are first projected losslessly on their principal
-// components). Same defaults as KNDA, distances Euclidean.
+// components), s = tr(X̄X̄ᵀ)/n the mean squared norm of the centred rows
+// (X̄ᵀLX̄ scales like s, so the method is invariant to the scale of X;
+// JitterAbs = 0.01 is the paper's literal ridge). Same defaults as KNDA,
+// distances Euclidean.
 type DNDA struct{ NDA }
 
 // Fit implements Method.
@@ -127,13 +140,10 @@ func (m DNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	scale := 0.0
-	if m.Alpha > 0 {
-		zc := embed.CenterRows(z, embed.ColMeans(z))
-		n, _ := zc.Dims()
-		scale = mat.Norm(zc, 2) * mat.Norm(zc, 2) / float64(n) // tr(X̄X̄ᵀ)/n
-	}
-	return m.NDA.fit("dnda", embed.Linear{}, graph.Euclidean{X: z}, pre, z, y, dims, scale)
+	zc := embed.CenterRows(z, embed.ColMeans(z))
+	n, _ := zc.Dims()
+	scale := mat.Norm(zc, 2) * mat.Norm(zc, 2) / float64(n) // tr(X̄X̄ᵀ)/n
+	return m.NDA.fit("dnda", embed.Linear{}, graph.Euclidean{X: z}, pre, z, y, dims, scale, scale)
 }
 
 // Graphs returns the within-class kNN graph and the between-class ε-graph
@@ -172,13 +182,38 @@ func (m NDA) Graphs(metric graph.Metric, y []int) (within, between *graph.Graph,
 	return within, between, eps, nil
 }
 
-func (m NDA) fit(name string, space embed.Space, metric graph.Metric, pre embed.Model, z *mat.Dense, y []int, dims int, scale float64) (Model, error) {
-	jitter := m.Jitter
-	if jitter == 0 {
-		jitter = DefaultNDAJitter
+// centredMeanDiag returns the mean diagonal of the centred Gram matrix K̃
+// from the uncentred K: mean(K_ii) − mean(K).
+func centredMeanDiag(k *mat.Dense) float64 {
+	n, _ := k.Dims()
+	d, t := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		d += k.At(i, i)
+		for _, v := range k.RawRowView(i) {
+			t += v
+		}
 	}
-	if jitter < 0 || math.IsNaN(jitter) || math.IsInf(jitter, 0) {
-		return nil, fmt.Errorf("%s: jitter = %v; must be finite and > 0", name, jitter)
+	return d/float64(n) - t/float64(n*n)
+}
+
+// fit solves the problem; scale is the mean diagonal s of K̃ (of X̄X̄ᵀ for
+// DNDA), the unit of alpha, and jitterUnit the unit of the jitter: s² in
+// the dual, where K̃·L·K̃ scales like s², and s in the primal, where
+// X̄ᵀ·L·X̄ scales like s.
+func (m NDA) fit(name string, space embed.Space, metric graph.Metric, pre embed.Model, z *mat.Dense, y []int, dims int, scale, jitterUnit float64) (Model, error) {
+	rel := m.Jitter
+	if rel == 0 {
+		rel = DefaultNDAJitter
+	}
+	if rel < 0 || math.IsNaN(rel) || math.IsInf(rel, 0) || m.JitterAbs < 0 || math.IsNaN(m.JitterAbs) || math.IsInf(m.JitterAbs, 0) {
+		return nil, fmt.Errorf("%s: jitter = %v, jitterabs = %v; must be finite and > 0", name, m.Jitter, m.JitterAbs)
+	}
+	if !(scale > 0) {
+		return nil, fmt.Errorf("%s: the rows coincide in feature space (mean centred diagonal %v)", name, scale)
+	}
+	jitter := rel * jitterUnit
+	if m.JitterAbs > 0 {
+		jitter = m.JitterAbs
 	}
 	if m.Alpha < 0 || math.IsNaN(m.Alpha) || math.IsInf(m.Alpha, 0) {
 		return nil, fmt.Errorf("%s: alpha = %v; must be finite and ≥ 0", name, m.Alpha)
@@ -199,7 +234,8 @@ func init() {
 		{"k", fmt.Sprint(DefaultNeighbours), "same-class neighbours per row of the within-class graph (capped at n_c − 1)"},
 		{"eps", "0", "between-class radius ε; 0: the median over rows of the distance to their epsk-th nearest other-class row"},
 		{"epsk", fmt.Sprint(DefaultNDAEpsK), "k of the default ε rule"},
-		{"jitter", fmt.Sprint(DefaultNDAJitter), "ridge added to K(D_max − W_max)K (seed 004: 0.01), on range(K̃)"},
+		{"jitter", fmt.Sprint(DefaultNDAJitter), "ridge jitter·s²·I added to K(D_max − W_max)K on range(K̃), s = mean diagonal of K̃ (DNDA: jitter·s·I, s = mean squared centred norm); scale-invariant form of seed 004's 0.01"},
+		{"jitterabs", "0", "if > 0, the absolute ridge instead (seed 004 literally: 0.01)"},
 		{"alpha", "0", "optional regulariser α·K̃ (DNDA: α·I) on both sides, relative to the mean diagonal of K̃ (X̄X̄ᵀ); not in the paper"},
 		{"search", "auto", "neighbour search: auto, brute or kdtree (DNDA)"},
 		pcaParam,
@@ -217,6 +253,9 @@ func init() {
 			return n, err
 		}
 		if n.Jitter, err = p.Float("jitter", DefaultNDAJitter, 0, true); err != nil {
+			return n, err
+		}
+		if n.JitterAbs, err = p.Float("jitterabs", 0, 0, false); err != nil {
 			return n, err
 		}
 		if n.Alpha, err = p.Float("alpha", 0, 0, false); err != nil {

@@ -380,13 +380,14 @@ func nbNearestOther(x *mat.Dense, y []int, i, k int) []int {
 func TestNDAMatchesDenseEigenproblem(t *testing.T) {
 	x, y := nbWineScaled(t)
 	for _, tc := range []struct {
-		k     kernel.Kernel
-		alpha float64
-	}{{DefaultKNDAKernel(), 0}, {kernel.RBF(1), 0}, {kernel.RBF(1), 0.05}} {
+		k         kernel.Kernel
+		alpha     float64
+		jitterAbs float64
+	}{{DefaultKNDAKernel(), 0, 0}, {DefaultKNDAKernel(), 0, PaperNDAJitter}, {kernel.RBF(1), 0, 0}, {kernel.RBF(1), 0.05, 0}} {
 		k := tc.k
 		g := nbCentredGram(t, k, x)
 		fs, _ := graph.NewFeatureSpace(k, x)
-		nda := NDA{Alpha: tc.alpha}
+		nda := NDA{Alpha: tc.alpha, JitterAbs: tc.jitterAbs}
 		within, between, eps, err := nda.Graphs(fs, y)
 		if err != nil {
 			t.Fatal(err)
@@ -396,8 +397,12 @@ func TestNDAMatchesDenseEigenproblem(t *testing.T) {
 		for i := 0; i < n; i++ {
 			rel += g.At(i, i) / float64(n)
 		}
+		jitter := DefaultNDAJitter * rel * rel // relative to s², s = mean diag K̃
+		if tc.jitterAbs > 0 {
+			jitter = tc.jitterAbs // the paper's literal 0.01
+		}
 		a := nbAddScaled(nbQuad(g, within.Laplacian().Dense()), tc.alpha*rel, linalg.Symmetrize(g))
-		b := nbAddScaled(nbQuad(g, between.Laplacian().Dense()), DefaultNDAJitter, nbIdentitySym(a.SymmetricDim()))
+		b := nbAddScaled(nbQuad(g, between.Laplacian().Dense()), jitter, nbIdentitySym(a.SymmetricDim()))
 		b = nbAddScaled(b, tc.alpha*rel, linalg.Symmetrize(g))
 		vals, vecs, err := nbMinimal(a, b)
 		if err != nil {
@@ -458,8 +463,10 @@ func TestNDAMatchesDenseEigenproblem(t *testing.T) {
 		t.Fatal(err)
 	}
 	xc := nbCentred(x)
+	n, _ := xc.Dims()
+	s := mat.Norm(xc, 2) * mat.Norm(xc, 2) / float64(n) // tr(X̄X̄ᵀ)/n: X̄ᵀLX̄ scales like s
 	a := nbQuad(xc, within.Laplacian().Dense())
-	b := nbAddScaled(nbQuad(xc, between.Laplacian().Dense()), DefaultNDAJitter, nbIdentitySym(13))
+	b := nbAddScaled(nbQuad(xc, between.Laplacian().Dense()), DefaultNDAJitter*s, nbIdentitySym(13))
 	vals, vecs, err := nbMinimal(a, b)
 	if err != nil {
 		t.Fatal(err)
@@ -716,15 +723,15 @@ func TestNeighbourhoodResidualsOnFaces(t *testing.T) {
 	}
 	check("mfa", MFA{}, nbQuad(xc, lw.Dense()), nbQuad(xc, lb.Dense()))
 
-	// DNDA: X̄ᵀL_minX̄·w = λ(X̄ᵀL_maxX̄ + 0.01·I)·w.
+	// DNDA: X̄ᵀL_minX̄·w = λ(X̄ᵀL_maxX̄ + 0.01·I)·w (the literal ridge).
 	wi, be, _, err := NDA{}.Graphs(eu, y)
 	if err != nil {
 		t.Fatal(err)
 	}
-	check("dnda", DNDA{}, nbQuad(xc, wi.Laplacian().Dense()),
-		nbAddScaled(nbQuad(xc, be.Laplacian().Dense()), DefaultNDAJitter, nbIdentitySym(d)))
+	check("dnda", DNDA{NDA{JitterAbs: PaperNDAJitter}}, nbQuad(xc, wi.Laplacian().Dense()),
+		nbAddScaled(nbQuad(xc, be.Laplacian().Dense()), PaperNDAJitter, nbIdentitySym(d)))
 
-	// KNDA: K̃L_minK̃·μ = λ(K̃L_maxK̃ + 0.01·I)·μ, polynomial kernel.
+	// KNDA: K̃L_minK̃·μ = λ(K̃L_maxK̃ + jitter·s²·I)·μ, polynomial kernel.
 	k := DefaultKNDAKernel()
 	kg := nbCentredGram(t, k, x)
 	fs, _ := graph.NewFeatureSpace(k, x)
@@ -732,8 +739,12 @@ func TestNeighbourhoodResidualsOnFaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	s := 0.0
+	for i := 0; i < n; i++ {
+		s += kg.At(i, i) / float64(n)
+	}
 	check("knda", KNDA{}, nbQuad(kg, wi.Laplacian().Dense()),
-		nbAddScaled(nbQuad(kg, be.Laplacian().Dense()), DefaultNDAJitter, nbIdentitySym(n)))
+		nbAddScaled(nbQuad(kg, be.Laplacian().Dense()), DefaultNDAJitter*s*s, nbIdentitySym(n)))
 
 	// SKLPP: (K̃LK̃ + αK̃)·a = λ(K̃DK̃ + αK̃)·a, RBF σ = 1 (pixels in [0,1]).
 	rg := nbCentredGram(t, kernel.RBF(1), x)
@@ -993,4 +1004,42 @@ func TestLPPWithPCAStep(t *testing.T) {
 		t.Errorf("LPP after PCA(90%%): %d dims, want %d", f.Dims(), k)
 	}
 	finiteOut(t, "lpp pca", f, x)
+}
+
+// KNDA and DNDA with the default (relative) ridge are invariant to the
+// scale of the data: fitted on X and on 1000·X, their training embeddings
+// agree column by column up to a scale factor. With the paper's absolute
+// 0.01 (JitterAbs) they are not.
+func TestNDAScaleInvariance(t *testing.T) {
+	x, y := nbWineScaled(t)
+	big := mat.DenseCopyOf(x)
+	big.Scale(1000, big)
+	for _, tc := range []struct {
+		name string
+		m    Method
+	}{{"knda", KNDA{}}, {"dnda", DNDA{}}} {
+		f1, err := tc.m.Fit(x, y, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f2, err := tc.m.Fit(big, y, 6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z1, _ := f1.Transform(x)
+		z2, _ := f2.Transform(big)
+		for j := 0; j < 6; j++ {
+			a := nbMaxAngle(t, mat.DenseCopyOf(z1.Slice(0, 178, j, j+1)), mat.DenseCopyOf(z2.Slice(0, 178, j, j+1)))
+			if a > 1e-6 {
+				t.Errorf("%s direction %d: angle %.3g between the embeddings of X and 1000·X", tc.name, j, a)
+			}
+		}
+	}
+	f1, _ := KNDA{NDA: NDA{JitterAbs: PaperNDAJitter}}.Fit(x, y, 6)
+	f2, _ := KNDA{NDA: NDA{JitterAbs: PaperNDAJitter}}.Fit(big, y, 6)
+	z1, _ := f1.Transform(x)
+	z2, _ := f2.Transform(big)
+	if a := nbMaxAngle(t, z1, z2); a < 1e-3 {
+		t.Errorf("absolute jitter: embeddings of X and 1000·X agree (angle %.3g); expected the scale to matter", a)
+	}
 }

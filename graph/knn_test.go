@@ -1,14 +1,12 @@
 package graph
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"os"
 	"runtime"
 	"sort"
-	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -17,34 +15,8 @@ import (
 	"github.com/dimred/dimred/kernel"
 )
 
-// loadSklearnCSV reads ../shared/data/sklearn/NAME.csv (label first).
-func loadSklearnCSV(t *testing.T, name string) (*mat.Dense, []int) {
-	t.Helper()
-	f, err := os.Open(testdata.Path(t, "data/sklearn/"+name+".csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	rows, err := csv.NewReader(f).ReadAll()
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows = rows[1:]
-	x := mat.NewDense(len(rows), len(rows[0])-1, nil)
-	y := make([]int, len(rows))
-	for i, r := range rows {
-		l, _ := strconv.ParseFloat(r[0], 64)
-		y[i] = int(l)
-		for j, s := range r[1:] {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			x.Set(i, j, v)
-		}
-	}
-	return x, y
-}
+// loadSklearnCSV reads ../shared/data/sklearn/NAME.csv (testdata.Sklearn).
+func loadSklearnCSV(t *testing.T, name string) (*mat.Dense, []int) { return testdata.Sklearn(t, name) }
 
 type knnRef struct {
 	Indices   [][]int     `json:"indices_first20"`

@@ -36,9 +36,7 @@ func Workloads() []*Workload {
 			&PeerSpec{Workload: "W6", Only: "SLPP", Prepare: slppPeerInputs}),
 		methodWorkload("W6", "knda", nil, 9, 5000, 1000,
 			&PeerSpec{Workload: "W6", Only: "KNDA", Prepare: kndaPeerInputs}),
-		// W7 (an SVM workload) comes with its own issue: peer.py already
-		// has it (sklearn SVC(rbf, C=100) on n_train/n_test rows); add a
-		// Workload here with Peer: &PeerSpec{Workload: "W7", …}.
+		svmWorkload(),
 		kqmiWorkload("kqmi-exact", MNIST, 10000, false),
 		kqmiWorkload("kqmi-nystrom", MNIST, 10000, true),
 		kqmiWorkload("kqmi-nystrom-mixture", Mixture, 200000, true),

@@ -1,13 +1,13 @@
 // Package classify holds the classifiers used to evaluate embeddings:
-// nearest class centroid and k nearest neighbours (and, in later work,
-// linear and RBF support vector machines).
+// nearest class centroid, k nearest neighbours, and linear and RBF support
+// vector machines (SVM: LIBSVM's C-SVC, one-vs-one).
 //
 // Evaluation classifies the test rows at every output dimension 1..D of an
 // embedding. Classifiers that implement Sweeper (NCC, KNN) do this in one
 // pass (squared distances grow one coordinate at a time); SweepErrors and
-// SweepMisclassified use that pass when available and a per-dimension
-// Fit/Predict loop otherwise, and SweepAll shares one pass among all the
-// k-NN classifiers of a list.
+// SweepMisclassified use that pass when available and otherwise fit and
+// predict once per dimension, the dimensions in parallel (SVM), and
+// SweepAll shares one pass among all the k-NN classifiers of a list.
 //
 // Distances are Euclidean. Predict computes them blockwise with matrix
 // products (‖a‖² + ‖b‖² − 2a·b, clamped at 0); the sweeps accumulate
@@ -24,6 +24,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/par"
 )
 
 // Classifier is a configured, unfitted classifier.
@@ -67,25 +68,37 @@ func SweepMisclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *ma
 	}
 	ntr, _ := trainZ.Dims()
 	nte, _ := testZ.Dims()
+	// One fit per dimension, the dimensions in parallel: each is
+	// independent, so the counts do not depend on GOMAXPROCS.
 	miss := make([]int, maxDim)
-	for k := 1; k <= maxDim; k++ {
+	errs := make([]error, maxDim)
+	par.Tasks(maxDim, func(k0 int) {
+		k := k0 + 1
 		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
 		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
 		p, err := c.Fit(tr, ytrain)
 		if err != nil {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+			return
 		}
 		pred, err := p.Predict(te)
 		if err != nil {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+			return
 		}
 		if len(pred) != nte {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), k, len(pred), nte)
+			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), k, len(pred), nte)
+			return
 		}
 		for i, v := range pred {
 			if v != ytest[i] {
-				miss[k-1]++
+				miss[k0]++
 			}
+		}
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
 		}
 	}
 	return miss, nil
@@ -162,13 +175,30 @@ func ErrorRate(pred, truth []int) float64 {
 }
 
 // ValidNames describes the names Parse accepts.
-const ValidNames = `"ncc", "knnK" or "Knn" for K ≥ 1 (for example "knn1", "knn3", "1nn", "3nn")`
+const ValidNames = `"ncc", "knnK" or "Knn" for K ≥ 1 (for example "knn1", "knn3", "1nn", "3nn"), "svm-linear[:C=…]", "svm-rbf[:C=…,sigma=…|gamma=…]"`
 
 // Parse returns the classifier with the given CLI name (case-insensitive):
 // "ncc" for NCC, "knnK" or "Knn" (K ≥ 1, for example "knn1",
-// "knn3", "1nn", "3nn") for KNN{K: K}. The error lists the valid names.
+// "knn3", "1nn", "3nn") for KNN{K: K}, and "svm-linear" or "svm-rbf" for
+// SVM, optionally followed by a colon and comma-separated parameters
+// C, sigma or gamma (RBF), tol, cache, shrinking — for example
+// "svm-rbf:C=100,sigma=1" (seed 000's RBF SVM) or "svm-linear:C=100".
+// The error lists the valid names, or names the parameter and its rule.
 func Parse(name string) (Classifier, error) {
-	s := strings.ToLower(strings.TrimSpace(name))
+	base, params, hasParams := strings.Cut(strings.TrimSpace(name), ":")
+	s := strings.ToLower(strings.TrimSpace(base))
+	switch s {
+	case "svm-linear":
+		return parseSVM(SVMLinear, params)
+	case "svm-rbf":
+		return parseSVM(SVMRBF, params)
+	}
+	if hasParams {
+		if _, err := Parse(base); err != nil {
+			return nil, err
+		}
+		return nil, fmt.Errorf("classifier %q: %s takes no parameters", name, s)
+	}
 	if s == "ncc" {
 		return NCC{}, nil
 	}
@@ -192,10 +222,20 @@ func Parse(name string) (Classifier, error) {
 }
 
 // ParseList parses a comma-separated list of classifier names, for example
-// "ncc,knn1,knn3".
+// "ncc,knn1,knn3" or "knn3,svm-rbf:C=100,sigma=1,svm-linear:C=100": an
+// item with '=' and no ':' continues the parameters of the item before
+// it (no classifier name holds '=').
 func ParseList(names string) ([]Classifier, error) {
-	var out []Classifier
+	var items []string
 	for _, n := range strings.Split(names, ",") {
+		if k := len(items); k > 0 && strings.Contains(n, "=") && !strings.Contains(n, ":") {
+			items[k-1] += "," + n
+			continue
+		}
+		items = append(items, n)
+	}
+	var out []Classifier
+	for _, n := range items {
 		c, err := Parse(n)
 		if err != nil {
 			return nil, err

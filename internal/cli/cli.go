@@ -34,7 +34,7 @@ func commands() []command {
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
-		{"reproduce", "reproduce seed000 [--shared ../shared] [--datasets Iris,Wine] [-m GDA,KPCA] [--format markdown] | reproduce seed001 [-o DIR] | reproduce seed004 [-o DIR] [--datasets ORL,ExtendedYaleB] [--mnist]", "re-run a paper's table and print it beside the published numbers", runReproduce},
+		{"reproduce", "reproduce seed000 [--shared ../shared] [--tables II-III|IV-V] [--datasets Iris,Wine] [-m GDA,KPCA] [--format markdown] | reproduce seed001 [-o DIR] | reproduce seed004 [-o DIR] [--datasets ORL,ExtendedYaleB] [--mnist]", "re-run a paper's table and print it beside the published numbers", runReproduce},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
 		{"bench", benchUsage, "time the performance workloads (--peer: beside NumPy/SciPy/scikit-learn)", runBench},
 	}

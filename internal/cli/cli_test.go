@@ -104,6 +104,21 @@ func TestEvalJSONShape(t *testing.T) {
 	}
 }
 
+// eval with the SVMs of seed 000 (parameters after a colon, in a comma
+// list): one result per classifier, named in the canonical form, every
+// dimension scored.
+func TestEvalSVM(t *testing.T) {
+	st, out, errs := run(t, "eval", "-i", "builtin:iris", "-m", "pca,lda", "-c", "svm-linear:C=100,svm-rbf:C=100,sigma=1", "--cv", "5", "--format", "csv")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	for _, want := range []string{"pca,svm-linear:C=100,", "pca,svm-rbf:C=100,", "lda,svm-linear:C=100,", "lda,svm-rbf:C=100,"} {
+		if !strings.Contains(strings.ReplaceAll(out, `"`, ""), want) {
+			t.Errorf("no line with %q in:\n%s", want, out)
+		}
+	}
+}
+
 func TestDemoWritesPlots(t *testing.T) {
 	if testing.Short() {
 		t.Skip("demo run skipped in -short mode")
@@ -152,6 +167,8 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"bad parameter", []string{"fit", "-m", "gda", "-p", "sigma=-1", "-i", "builtin:iris", "-o", "/dev/null"}, []string{"sigma", "-1"}},
 		{"unknown parameter", []string{"fit", "-m", "gda", "-p", "gda.bogus=1", "-i", "builtin:iris", "-o", "/dev/null"}, []string{"bogus"}},
 		{"bad classifier", []string{"eval", "-i", "builtin:iris", "-c", "svm9"}, []string{"svm9"}},
+		{"bad SVM cost", []string{"eval", "-i", "builtin:iris", "-c", "ncc,svm-rbf:C=0"}, []string{"svm-rbf", "C=0", "> 0"}},
+		{"SVM parameter of the other kernel", []string{"eval", "-i", "builtin:iris", "-c", "svm-linear:sigma=1"}, []string{"sigma", "svm-linear"}},
 		{"bad model file", []string{"transform", "--model", nan, "-i", "builtin:iris"}, []string{"nan.csv", "not a dimred model"}},
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 	}

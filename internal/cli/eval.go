@@ -12,7 +12,7 @@ func runEval(e *env, args []string) error {
 	fs := newFlags(e, "eval")
 	df := addDataFlags(fs)
 	methods := fs.String("m", "pca,lda,kpca,gda", "methods, comma-separated (see 'dimred methods')")
-	classifiers := fs.String("c", "ncc,knn3", "classifiers, comma-separated: ncc, knnK (e.g. knn1, knn3)")
+	classifiers := fs.String("c", "ncc,knn3", "classifiers, comma-separated: ncc, knnK (e.g. knn1, knn3), svm-linear, svm-rbf, SVMs with parameters after a colon (e.g. svm-rbf:C=100,sigma=1; see docs/classifiers.md)")
 	cv := fs.Int("cv", 0, "stratified k-fold cross-validation with k folds (default 10 unless --train-per-class)")
 	nu := fs.Int("train-per-class", 0, "random splits with this many training rows per class (faces protocol) instead of CV")
 	repeats := fs.Int("repeats", 1, "number of repeated CV runs or random splits (mean and std reported)")

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/reproduce"
 )
 
@@ -15,7 +16,7 @@ func runReproduce(e *env, args []string) error {
 		return runReproduce004(e, args[1:])
 	}
 	if len(args) == 0 || args[0] != "seed000" {
-		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN), seed001 (Letter curves, ORL projections), seed004 (ORL, Extended Yale B, MNIST)")
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed004 (ORL, Extended Yale B, MNIST)")
 	}
 	fs := newFlags(e, "reproduce seed000")
 	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
@@ -25,6 +26,8 @@ func runReproduce(e *env, args []string) error {
 	format := fs.String("format", "text", "text or markdown")
 	allDims := fs.Bool("all-dims", false, "sweep every dimension a method gives (default: 1..d, as the paper's tables imply)")
 	repeats := fs.Int("repeats", 1, "repeat the 10-fold CV with different fold assignments; report mean±std")
+	tables := fs.String("tables", "II-III", "table pair: II-III (NCC, 3-NN) or IV-V (linear SVM, RBF SVM; C = 100, σ = 1)")
+	classifiers := fs.String("c", "", "replace the table pair's two classifiers (e.g. svm-linear:C=100,svm-rbf:C=100,gamma=1); the published columns stay")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value or method.key=value (repeatable)")
 	if err := parse(fs, args[1:]); err != nil {
@@ -33,7 +36,20 @@ func runReproduce(e *env, args []string) error {
 	if _, err := os.Stat(*shared); err != nil {
 		return fmt.Errorf("--shared %s: %w (the papers' tables and data live there)", *shared, err)
 	}
-	opt := reproduce.Options{Shared: *shared, Datasets: splitList(*sets), Methods: splitList(*methods), Seed: *seed, AllDims: *allDims, Repeats: *repeats}
+	if _, err := reproduce.LookupSeed000Table(*tables); err != nil {
+		return usageError{err}
+	}
+	opt := reproduce.Options{Shared: *shared, Datasets: splitList(*sets), Methods: splitList(*methods), Seed: *seed, AllDims: *allDims, Repeats: *repeats, Tables: *tables}
+	if *classifiers != "" {
+		cs, err := classify.ParseList(*classifiers)
+		if err != nil {
+			return usageError{err}
+		}
+		if len(cs) != 2 {
+			return usagef("-c: %d classifiers, want 2 (one per table of the pair)", len(cs))
+		}
+		opt.Classifiers = cs
+	}
 	selected := reproduce.Seed000Selected(opt.Methods)
 	routed, err := routeParams(params, selected)
 	if err != nil {

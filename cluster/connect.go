@@ -28,13 +28,10 @@ const (
 	// other edge as it is: groups that the data separates stay separated
 	// by a cheap cut. The default.
 	ConnectMST Connect = "mst"
-	// ConnectGrow doubles p until the graph is connected (at most n − 1,
-	// the complete graph). It changes every row's neighbourhood to fix a
-	// global property: on well-separated groups p grows past the size of a
-	// group and the graph joins the groups by many edges (4 separated
-	// blobs of 50 rows with 0/1 weights: accuracy 92.5 % against 100 % with
-	// mst), while on many tiny components (p = 2) it fares better than mst,
-	// whose one-edge attachments leave cheap cuts (docs/clustering.md).
+	// ConnectGrow raises p to the smallest value for which the graph is
+	// connected (doubling, then a binary search; at most n − 1, the
+	// complete graph). Every row keeps at least p edges, so no group of
+	// rows hangs on a single edge.
 	ConnectGrow Connect = "grow"
 	// ConnectNone keeps the graph as built; GraphInfo.Connected reports the
 	// number of components.

@@ -162,8 +162,8 @@ func cmpF(a, b float64) int {
 }
 
 // A kNN graph of two far groups with p = 5 is disconnected: Connect none
-// reports 2 components (eigenvalue 1 twice); grow doubles p until
-// connected; mst (the default) adds one edge, with a nonzero weight
+// reports 2 components (eigenvalue 1 twice); grow raises p to the smallest
+// value that connects; mst (the default) adds one edge, with a nonzero weight
 // although the heat weight of a 1000-long edge underflows.
 func TestNormalizedCutDisconnected(t *testing.T) {
 	x, y := blobs(40, 2, 1000, 6)
@@ -182,7 +182,7 @@ func TestNormalizedCutDisconnected(t *testing.T) {
 		t.Fatal(err)
 	}
 	if grow.Graph.Components != 2 || grow.Graph.Connected != 1 || grow.Graph.P != 40 {
-		t.Errorf("grow: %+v, want 2 components before, 1 after, p = 40 (the first power-of-two multiple of 5 that reaches the other group)", grow.Graph)
+		t.Errorf("grow: %+v, want 2 components before, 1 after, p = 40 (the smallest p whose neighbourhoods reach the other group)", grow.Graph)
 	}
 	mst, err := NormalizedCut{K: 2, P: 5}.Embed(x)
 	if err != nil {

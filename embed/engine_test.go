@@ -38,15 +38,7 @@ func engIris(t *testing.T) (*mat.Dense, []int) {
 	return ds.X, ds.Y
 }
 
-func engRand(rng *rand.Rand, n, d int) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
-}
+func engRand(rng *rand.Rand, n, d int) *mat.Dense { return testdata.Normal(rng, n, d) }
 
 // engMaxAngle is the largest principal angle (radians) between the column
 // spaces of a and b.

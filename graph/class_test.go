@@ -22,15 +22,7 @@ import (
 // unlabeled rows.
 var clsLabels = []int{2, 0, -1, 1, 2, 3, 0, 2, 1, 3, 0, -1, 2, 0, 3, 2, 1, 0, 2, 3, -1}
 
-func clsRand(rng *rand.Rand, n, d int) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
-}
+func clsRand(rng *rand.Rand, n, d int) *mat.Dense { return testdata.Normal(rng, n, d) }
 
 func clsRandBlock(rng *rand.Rand, c int) *mat.SymDense {
 	b := mat.NewSymDense(c, nil)

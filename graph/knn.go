@@ -34,6 +34,11 @@ func (e Euclidean) SqDist(i, j int) float64 {
 	return sqDist(e.X.RawRowView(i), e.X.RawRowView(j))
 }
 
+// SqDist returns Σₖ (a[k] − b[k])², summed in increasing k: the canonical
+// squared distance of Euclidean, for vectors that are not rows of one
+// matrix (a row and a k-means centre, for example).
+func SqDist(a, b []float64) float64 { return sqDist(a, b) }
+
 func sqDist(a, b []float64) float64 {
 	s := 0.0
 	for k, v := range a {

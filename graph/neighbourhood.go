@@ -285,6 +285,13 @@ func (nb Neighbourhood) emptyError(m Metric) error {
 	return fmt.Errorf("graph: %s connects no pair of %s: there is no such pair (every class has a single row, or only one class is present)", what, pairs)
 }
 
+// LocalScales returns the local-scaling bandwidths of Zelnik-Manor and
+// Perona (2004): σᵢ = the distance from row i to its k-th nearest neighbour
+// among all rows (k = 0: DefaultScaleK), with the fall-backs documented on
+// Weights for σᵢ = 0. Dense self-tuning affinities (package cluster) use
+// the same σᵢ as LocalScaling weights.
+func LocalScales(m Metric, k int, s Search) ([]float64, error) { return localScales(m, k, s) }
+
 // localScales returns σᵢ = distance from row i to its k-th nearest
 // neighbour among all rows, with the fall-backs documented on Weights.
 func localScales(m Metric, k int, s Search) ([]float64, error) {

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/linalg"
 )
 
@@ -14,15 +15,7 @@ import (
 // unlabeled rows that must take no part).
 var qmiLabels = []int{0, 2, 1, 0, 2, 2, 3, 0, 1, 2, 0, 2, -1, 1, 2, 0, 2, -1, 2}
 
-func randRows(rng *rand.Rand, n, d int) *mat.Dense {
-	x := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < d; j++ {
-			x.Set(i, j, rng.NormFloat64())
-		}
-	}
-	return x
-}
+func randRows(rng *rand.Rand, n, d int) *mat.Dense { return testdata.Normal(rng, n, d) }
 
 func TestQMIConstants(t *testing.T) {
 	q, err := NewQMIConstants(qmiLabels)

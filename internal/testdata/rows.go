@@ -22,3 +22,15 @@ func Classes(n, d, c int) (*mat.Dense, []int) {
 	}
 	return x, y
 }
+
+// Normal returns an n×d matrix of standard normal entries drawn from rng,
+// row by row (the random rows many tests define for themselves).
+func Normal(rng *rand.Rand, n, d int) *mat.Dense {
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}

@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// cluster on iris: the raw features and LDA's embedding, text and JSON;
+// the JSON runs agree with the text summary and are reproducible.
+func TestClusterIris(t *testing.T) {
+	st, out, errs := run(t, "cluster", "-i", "builtin:iris", "--runs", "3")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	for _, want := range []string{"none (input features) → 4 dimensions", "graph     knn, p = 10", "minimum spanning edges added", "3 runs (seeds 0..2)", "accuracy  96.67 ± 0.00 %", "NMI "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if !strings.Contains(errs, "2 connected components; joined by 1 minimum spanning edges") {
+		t.Errorf("no warning about the disconnected graph: %q", errs)
+	}
+	var reps [2]clusterReport
+	for i := range reps {
+		st, out, errs = run(t, "cluster", "-i", "builtin:iris", "-m", "lda", "-k", "3", "--affinity", "selftune", "--runs", "4", "--seed", "7", "--format", "json")
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, errs)
+		}
+		if err := json.Unmarshal([]byte(out), &reps[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := reps[0]
+	if r.Method != "lda" || r.Dims != 2 || r.Clusters != 3 || len(r.Accuracy) != 4 || len(r.NMI) != 4 || r.Graph.Affinity != "selftune" {
+		t.Errorf("report %+v: want lda → 2 dimensions (C−1 < k), 3 clusters, 4 runs", r)
+	}
+	if r.AccMean < 0.9 || r.NMIMean < 0.8 {
+		t.Errorf("LDA on iris: accuracy %v, NMI %v", r.AccMean, r.NMIMean)
+	}
+	b0, _ := json.Marshal(reps[0])
+	b1, _ := json.Marshal(reps[1])
+	if string(b0) != string(b1) {
+		t.Error("two runs with the same seed differ")
+	}
+}
+
+func TestClusterClassFilterAndErrors(t *testing.T) {
+	st, out, errs := run(t, "cluster", "-i", "builtin:digits", "--classes", "0,6", "--affinity", "rbf", "--runs", "1", "--format", "json")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var r clusterReport
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	if r.Rows != 359 || r.Classes != 2 || r.Graph.Sigma <= 0 {
+		t.Errorf("digits 0,6: %d rows, %d classes, σ %v; want 359, 2, the median distance", r.Rows, r.Classes, r.Graph.Sigma)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--affinity", "cosine"}, `--affinity "cosine"`},
+		{[]string{"--connect", "glue"}, `--connect "glue"`},
+		{[]string{"--runs", "0"}, "--runs and --restarts must be ≥ 1"},
+		{[]string{"-m", "nosuch"}, "unknown method"},
+		{[]string{"-p", "sigma=1"}, "-m none has no parameters"},
+		{[]string{"--classes", "12"}, `no class "12"`},
+		{[]string{"-k", "200"}, "larger than the number of rows"},
+		{[]string{"--format", "xml"}, "want text or json"},
+	} {
+		st, _, errs := run(t, append([]string{"cluster", "-i", "builtin:iris"}, c.args...)...)
+		if st == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: status %d, stderr %q; want an error containing %q", c.args, st, errs, c.want)
+		}
+	}
+	st, _, errs = run(t, "cluster", "-h")
+	if st != 0 || !strings.Contains(errs, "Example") || !strings.Contains(errs, "--affinity") {
+		t.Errorf("cluster -h: status %d, %q", st, errs)
+	}
+}

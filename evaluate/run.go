@@ -71,6 +71,13 @@ type Protocol struct {
 	// that fails (a method that cannot produce so many), it is refitted
 	// with dims = 0 (its maximum) and the first MaxDims columns are used.
 	MaxDims int
+	// FullDim evaluates each method only at its full number of output
+	// dimensions (capped by MaxDims) instead of at every k = 1..D: for
+	// methods whose dimension the protocol fixes (seed 002: c − 1 for the
+	// spectral-regression family) and for classifiers that refit per
+	// dimension (SVM), where the sweep would cost D fits. Results then hold
+	// one error, ErrorsByDim[0], at dimension Result.BestDim.
+	FullDim bool
 
 	// Workers is the number of splits×methods evaluated concurrently; 0
 	// means runtime.GOMAXPROCS(0). Methods, classifiers and their fitted
@@ -106,6 +113,9 @@ func (p *Protocol) Describe() string {
 	}
 	if p.MaxDims > 0 {
 		s += fmt.Sprintf(", at most %d dimensions", p.MaxDims)
+	}
+	if p.FullDim {
+		s += ", each method at its full dimension only"
 	}
 	return s
 }
@@ -220,7 +230,8 @@ type prepared struct {
 
 // unitResult is the outcome of one (split, method) unit.
 type unitResult struct {
-	dims int     // dimensions evaluated on this split
+	dims int     // dimensions evaluated on this split (1 with FullDim)
+	at   int     // with FullDim: the dimension evaluated
 	miss [][]int // per classifier, misclassified test rows at dims 1..dims
 	err  error
 }
@@ -351,6 +362,10 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		dims := math.MaxInt
 		for s := range splits {
 			dims = min(dims, results[s*nm+m].dims)
+			if at := results[s*nm+m].at; at != results[m].at {
+				return nil, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
+					p.Methods[m].Name, results[m].at, splits[0].name, at, splits[s].name)
+			}
 		}
 		for c := 0; c < nc; c++ {
 			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
@@ -441,7 +456,15 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 		}
 		trainZ = sub
 	}
-	miss, err := classify.SweepAll(p.Classifiers, trainZ, ytr, testZ, pr.ytest, dims)
+	var miss [][]int
+	at := 0
+	if p.FullDim {
+		at = dims
+		miss, err = missAtFullDim(p.Classifiers, trainZ, ytr, testZ, pr.ytest, dims)
+		dims = 1
+	} else {
+		miss, err = classify.SweepAll(p.Classifiers, trainZ, ytr, testZ, pr.ytest, dims)
+	}
 	if err != nil {
 		return fail("%v", err)
 	}
@@ -450,7 +473,39 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 			return fail("classifier %s returned %d error counts for %d dimensions", p.Classifiers[c].Name(), len(m), dims)
 		}
 	}
-	return unitResult{dims: dims, miss: miss}
+	return unitResult{dims: dims, at: at, miss: miss}
+}
+
+// missAtFullDim returns, for every classifier, the number of test rows it
+// misclassifies when fitted on the first dims columns of trainZ: a
+// one-element "sweep" at the full dimension (Protocol.FullDim).
+func missAtFullDim(cs []classify.Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims int) ([][]int, error) {
+	ntr, _ := trainZ.Dims()
+	nte, _ := testZ.Dims()
+	tr := trainZ.Slice(0, ntr, 0, dims).(*mat.Dense)
+	te := testZ.Slice(0, nte, 0, dims).(*mat.Dense)
+	miss := make([][]int, len(cs))
+	for i, c := range cs {
+		f, err := c.Fit(tr, ytrain)
+		if err != nil {
+			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), dims, err)
+		}
+		pred, err := f.Predict(te)
+		if err != nil {
+			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), dims, err)
+		}
+		if len(pred) != nte {
+			return nil, fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), dims, len(pred), nte)
+		}
+		m := 0
+		for r, v := range pred {
+			if v != ytest[r] {
+				m++
+			}
+		}
+		miss[i] = []int{m}
+	}
+	return miss, nil
 }
 
 // aggregate turns per-split misclassification counts into the Result of
@@ -510,6 +565,9 @@ func aggregate(p *Protocol, splits []split, results []unitResult, nm, m, c, dims
 		}
 	}
 	res.MinError, res.BestDim = best(res.ErrorsByDim)
+	if p.FullDim {
+		res.BestDim = results[m].at // the first split's; Run checks they agree
+	}
 	return res
 }
 

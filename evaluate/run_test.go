@@ -542,3 +542,40 @@ func (r *recordLabels) Fit(x *mat.Dense, y []int, dims int) (method.Model, error
 	r.mu.Unlock()
 	return method.PCA{}.Fit(x, nil, 1)
 }
+
+// FullDim: one error per method, at its full dimension, equal to the last
+// entry of the full sweep (per-class splits and pooled CV folds, with an
+// SVM, which refits per dimension, and k-NN, which sweeps in one pass);
+// a method whose dimension changes between splits is an error.
+func TestRunFullDim(t *testing.T) {
+	ds := randomData(rand.New(rand.NewPCG(3, 4)), 90, 5, 3)
+	cs := []classify.Classifier{classify.KNN{K: 3}, classify.SVM{Kernel: classify.SVMLinear}}
+	for _, base := range []Protocol{{PerClass: 10, Repeats: 4, Seed: 7}, {Folds: 5, Seed: 7}} {
+		base.Methods = []NamedMethod{{"raw", firstCols{}}, {"capped", firstCols{cap: 3}}}
+		base.Classifiers = cs
+		sweep, err := Run(ds, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := base
+		full.FullDim = true
+		got, err := Run(ds, full)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, r := range got.Results {
+			s := sweep.Results[i]
+			d := len(s.ErrorsByDim)
+			if len(r.ErrorsByDim) != 1 || r.BestDim != d || r.MinError != s.ErrorsByDim[d-1] {
+				t.Errorf("%s/%s: FullDim %v at %d, want %v at %d", r.Method, r.Classifier, r.ErrorsByDim, r.BestDim, s.ErrorsByDim[d-1], d)
+			}
+			if s.StdByDim != nil && (len(r.StdByDim) != 1 || r.StdByDim[0] != s.StdByDim[d-1]) {
+				t.Errorf("%s/%s: std %v, want %v", r.Method, r.Classifier, r.StdByDim, s.StdByDim[d-1])
+			}
+		}
+	}
+	_, err := Run(handData(), Protocol{Methods: []NamedMethod{{"odd", oddDims{}}}, Classifiers: []classify.Classifier{classify.NCC{}}, Folds: 10, FullDim: true})
+	if err == nil || !strings.Contains(err.Error(), "FullDim") {
+		t.Errorf("dimensions differing between folds: err = %v, want a FullDim error", err)
+	}
+}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strconv"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/reproduce"
@@ -15,8 +16,11 @@ func runReproduce(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "seed004" {
 		return runReproduce004(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "seed002" {
+		return runReproduce002(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "seed000" {
-		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed004 (ORL, Extended Yale B, MNIST)")
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed002 (Table 2 clustering, Tables 3-4 PIE and Yale B with SVM), seed004 (ORL, Extended Yale B, MNIST)")
 	}
 	fs := newFlags(e, "reproduce seed000")
 	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
@@ -121,4 +125,66 @@ func runReproduce004(e *env, args []string) error {
 		return err
 	}
 	return reproduce.WriteSeed004(e.stdout, rows)
+}
+
+func runReproduce002(e *env, args []string) error {
+	fs := newFlags(e, "reproduce seed002")
+	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")
+	tables := fs.String("tables", "2,3,4", "tables: 2 (clustering, UCI), 3 (PIE, supervised), 4 (Extended Yale B, semi-supervised); Table 4 takes ≈ 15 min on 2 cores")
+	sets := fs.String("datasets", "", "Table 2 rows, comma-separated, e.g. Ionosphere,Digits 0689 (default: all)")
+	methods := fs.String("m", "", "paper columns, comma-separated, e.g. SR,KSR,MKL-SR (default: all)")
+	runs := fs.Int("runs", 20, "Table 2: clusterings per reduction (k-means seeds seed, seed+1, …)")
+	kpcaDims := fs.Int("kpca-dims", 20, "Table 2: KPCA's dimensions tried (the best is reported, as the paper does)")
+	repeats := fs.Int("repeats", 30, "Tables 3-4: random splits")
+	perClass := fs.String("per-class", "5,10,20,30,40", "Tables 3-4: training images per person")
+	seed := fs.Uint64("seed", 1, "seed of the splits and of the first k-means run")
+	classifier := fs.String("c", "svm-linear:C=1", "Tables 3-4: the classifier on the reduced data (the paper's SVM is unspecified)")
+	sensitivity := fs.Bool("sensitivity", false, "also Table 2 under six normalized-cut graphs and SR graph sizes p = 7, 15")
+	format := fs.String("format", "text", "text or markdown")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	opt := reproduce.Seed002Options{Shared: *shared, Tables: splitList(*tables), Datasets: splitList(*sets), Methods: splitList(*methods),
+		Runs: *runs, KPCADims: *kpcaDims, Repeats: *repeats, Seed: *seed, Sensitivity: *sensitivity}
+	for _, t := range opt.Tables {
+		if t != "2" && t != "3" && t != "4" {
+			return usagef("--tables: %q, want 2, 3 or 4", t)
+		}
+	}
+	switch {
+	case *runs < 1 || *repeats < 1 || *kpcaDims < 1:
+		return usagef("--runs, --repeats and --kpca-dims must be ≥ 1, got %d, %d and %d", *runs, *repeats, *kpcaDims)
+	}
+	for _, s := range splitList(*perClass) {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 2 {
+			return usagef("--per-class: %q, want whole numbers ≥ 2", s)
+		}
+		opt.PerClass = append(opt.PerClass, v)
+	}
+	c, err := classify.Parse(*classifier)
+	if err != nil {
+		return usageError{err}
+	}
+	opt.Classifier = c
+	if _, err := os.Stat(*shared); err != nil {
+		return fmt.Errorf("--shared %s: %w (the papers' tables and data live there)", *shared, err)
+	}
+	opt.Progress = func(s string) { fmt.Fprintf(e.stderr, "running %s...\n", s) }
+	cells, err := reproduce.Seed002(opt)
+	if err != nil {
+		return err
+	}
+	if err := reproduce.WriteSeed002(e.stdout, cells, *format == "markdown" || *format == "md"); err != nil {
+		return err
+	}
+	if !*sensitivity {
+		return nil
+	}
+	rows, err := reproduce.Seed002Sensitivity(opt)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, "\nTable 2 sensitivity: accuracy % (mean ± std over the runs) by normalized-cut graph")
+	return reproduce.WriteSeed002Sensitivity(e.stdout, rows)
 }

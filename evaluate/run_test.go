@@ -579,3 +579,81 @@ func TestRunFullDim(t *testing.T) {
 		t.Errorf("dimensions differing between folds: err = %v, want a FullDim error", err)
 	}
 }
+
+// colPick embeds the rows as one chosen column; it records how many
+// labels each fit saw hidden.
+type colPick struct {
+	col    int
+	hidden *[]int
+}
+
+func (c colPick) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) {
+	h := 0
+	for _, v := range y {
+		if v < 0 {
+			h++
+		}
+	}
+	*c.hidden = append(*c.hidden, h)
+	return colModel{c.col}, nil
+}
+
+type colModel struct{ col int }
+
+func (m colModel) Dims() int { return 1 }
+
+func (m colModel) Transform(X *mat.Dense) (*mat.Dense, error) {
+	r, _ := X.Dims()
+	out := mat.NewDense(r, 1, nil)
+	for i := 0; i < r; i++ {
+		out.Set(i, 0, X.At(i, m.col))
+	}
+	return out, nil
+}
+
+// Tuned picks the value whose inner-CV error is lowest (the informative
+// column over pure noise, whatever their order), hides exactly one inner
+// fold of the labelled rows per inner fit (rows already unlabeled stay
+// so), and refits on all rows with the chosen value.
+func TestTuned(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 60
+	x := mat.NewDense(n, 2, nil)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 2
+		x.Set(i, 0, rng.NormFloat64())                     // noise
+		x.Set(i, 1, 4*float64(y[i])+0.3*rng.NormFloat64()) // the class
+	}
+	y[0], y[1] = -1, -1 // two rows without labels
+	for _, values := range [][]string{{"0", "1"}, {"1", "0"}} {
+		var hidden []int
+		var chosen string
+		tu := Tuned{
+			Build: func(v string) (method.Method, error) {
+				return colPick{col: int(v[0] - '0'), hidden: &hidden}, nil
+			},
+			Values: values, Folds: 3, Seed: 1, Chosen: func(v string) { chosen = v },
+		}
+		m, err := tu.Fit(x, y, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if chosen != "1" || m.(colModel).col != 1 {
+			t.Errorf("values %v: chose %q, want the informative column 1", values, chosen)
+		}
+		// 2 values × 3 inner fits, then the refit: 58 labelled rows in
+		// folds of 19-20, plus the 2 unlabeled rows.
+		if len(hidden) != 7 || hidden[6] != 2 {
+			t.Fatalf("hidden counts %v, want 6 inner fits then the refit with 2", hidden)
+		}
+		for _, h := range hidden[:6] {
+			if h < 2+19 || h > 2+20 {
+				t.Errorf("an inner fit saw %d hidden labels, want 2 + one fold (19-20)", h)
+			}
+		}
+	}
+	if _, err := (Tuned{}).Fit(x, y, 1); err == nil {
+		t.Error("no values: want an error")
+	}
+}

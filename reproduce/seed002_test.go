@@ -61,7 +61,7 @@ func TestSeed002Table2Cell(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pipe, _ := preprocess.Parse("minmax")
+	pipe, _ := preprocess.Parse("unit")
 	f, err := pipe.Fit(ds.X)
 	if err != nil {
 		t.Fatal(err)

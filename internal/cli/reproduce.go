@@ -139,13 +139,14 @@ func runReproduce002(e *env, args []string) error {
 	perClass := fs.String("per-class", "5,10,20,30,40", "Tables 3-4: training images per person")
 	seed := fs.Uint64("seed", 1, "seed of the splits and of the first k-means run")
 	classifier := fs.String("c", "svm-linear:C=1", "Tables 3-4: the classifier on the reduced data (the paper's SVM is unspecified)")
+	scale := fs.String("scale", "unit", "Table 2: preprocessing of the UCI rows, fitted on all rows (unit, minmax, zscore, …; the paper does not say)")
 	sensitivity := fs.Bool("sensitivity", false, "also Table 2 under six normalized-cut graphs and SR graph sizes p = 7, 15")
 	format := fs.String("format", "text", "text or markdown")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	opt := reproduce.Seed002Options{Shared: *shared, Tables: splitList(*tables), Datasets: splitList(*sets), Methods: splitList(*methods),
-		Runs: *runs, KPCADims: *kpcaDims, Repeats: *repeats, Seed: *seed, Sensitivity: *sensitivity}
+		Runs: *runs, KPCADims: *kpcaDims, ClusterScale: *scale, Repeats: *repeats, Seed: *seed, Sensitivity: *sensitivity}
 	for _, t := range opt.Tables {
 		if t != "2" && t != "3" && t != "4" {
 			return usagef("--tables: %q, want 2, 3 or 4", t)

@@ -45,12 +45,14 @@ import (
 // algorithm and J can fall (docs/variational-embedding.md measures how
 // often). dimred accepts an M-step only if J does not decrease. When the
 // plain step would decrease J, the M-step is repeated with a level shift,
-// min tr(Tᵀ(ΦᵀLΦ − μ·T₀T₀ᵀ)T) for μ = μ₀·4ʲ: as μ grows its solution
+// min tr(Tᵀ(ΦᵀLΦ − μ·T₀T₀ᵀ)T), for μ growing by factors of 4 from a
+// quarter of the last shift that worked (μ₀/64 at first, μ₀ the largest
+// |eigenvalue| of the plain step) until J does not decrease: as μ grows its solution
 // tends to T₀ − (1/μ)(I − T₀T₀ᵀ)·ΦᵀLΦ·T₀, a short step along the gradient
 // of J (with the tangent weights ΦᵀLΦ·T₀ is −∇J/4 up to the rotation
 // invariance), so a non-decreasing step exists unless T₀ is stationary.
 // Hence J never decreases (tested); the iteration stops when the relative
-// increase is below Tol, when no shift up to μ₀·4¹² increases J, or after
+// increase is below Tol, when no shift up to μ₀·4¹² keeps J, or after
 // MaxIter. step=plain is the paper's EM as written (every M-step taken).
 //
 // Fitted.Trace is a VariationalResult: J per iteration, the shifts, the
@@ -213,6 +215,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 	}
 	report("initial graph: J = %.10g", j)
 	var shiftBasis *mat.Dense
+	lastShift := 0.0
 	for it := 1; ; it++ {
 		if it > p.MaxIter {
 			res.Stop = "maximum number of iterations"
@@ -246,9 +249,14 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 			if mu0 == 0 {
 				mu0 = 1
 			}
+			// Start below the last shift that worked (or at μ₀/64): the
+			// smallest shift that increases J is the longest safe step.
+			first := mu0 / 64
+			if lastShift > 0 {
+				first = lastShift / 4
+			}
 			found := false
-			for k := 0; k < veMaxShifts && !found; k++ {
-				mu = mu0 * math.Pow(4, float64(k))
+			for mu = first; mu <= mu0*math.Pow(4, veMaxShifts) && !found; mu *= 4 {
 				r, err := v.solve(w, &s, mu)
 				if err != nil {
 					return nil, res, err
@@ -258,7 +266,8 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 					return nil, res, err
 				}
 				if rj >= j {
-					next, nj, found = r, rj, true
+					next, nj, found, lastShift = r, rj, true, mu
+					break
 				}
 			}
 			if !found {

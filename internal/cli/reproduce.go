@@ -15,6 +15,9 @@ func runReproduce(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "seed004" {
 		return runReproduce004(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "seed003" {
+		return runReproduce003(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "seed000" {
 		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed004 (ORL, Extended Yale B, MNIST)")
 	}

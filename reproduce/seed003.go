@@ -3,15 +3,20 @@ package reproduce
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/plot"
 )
 
 // Seed003Methods maps seed 003 Table 1's rows to dimred methods (FDA is
@@ -220,4 +225,55 @@ func WriteSeed003(w io.Writer, rows []Seed003Row, markdown bool) error {
 		return nil
 	}
 	return tw.Flush()
+}
+
+// Seed003Fig1 writes seed 003 Fig. 1 to path: the three synthetic 2-D
+// two-class sets of package datasets (ideal; one where LPP fails; a
+// multimodal one where FDA fails), each with the one-dimensional FDA
+// (lda), LPP and MIE₀ directions drawn through the data mean.
+func Seed003Fig1(path string) error {
+	var panels []*plot.Panel
+	for _, kind := range []datasets.TwoClassKind{datasets.TwoClassIdeal, datasets.TwoClassLPPFails, datasets.TwoClassMultimodal} {
+		ds, err := datasets.TwoClass(datasets.DefaultTwoClassOptions(kind))
+		if err != nil {
+			return err
+		}
+		n, _ := ds.Dims()
+		mean := make([]float64, 2)
+		span := 0.0
+		for i := 0; i < n; i++ {
+			for j := 0; j < 2; j++ {
+				mean[j] += ds.X.At(i, j) / float64(n)
+			}
+		}
+		for i := 0; i < n; i++ {
+			span = math.Max(span, math.Hypot(ds.X.At(i, 0)-mean[0], ds.X.At(i, 1)-mean[1]))
+		}
+		var lines []plot.Line
+		for _, m := range []struct{ name, ours string }{{"FDA", "lda"}, {"LPP", "lpp"}, {"MIE0", "mie0"}} {
+			mm, err := method.New(m.ours, nil)
+			if err != nil {
+				return err
+			}
+			f, err := mm.Fit(ds.X, ds.Y, 1)
+			if err != nil {
+				return fmt.Errorf("%v %s: %w", kind, m.name, err)
+			}
+			// The direction w of z = wᵀ(x − μ): differences of the
+			// transforms of 0, e₁ and e₂.
+			z, err := f.Transform(mat.NewDense(3, 2, []float64{0, 0, 1, 0, 0, 1}))
+			if err != nil {
+				return err
+			}
+			w := []float64{z.At(1, 0) - z.At(0, 0), z.At(2, 0) - z.At(0, 0)}
+			s := span / math.Hypot(w[0], w[1])
+			lines = append(lines, plot.Line{Name: m.name, X0: mean[0] - s*w[0], Y0: mean[1] - s*w[1], X1: mean[0] + s*w[0], Y1: mean[1] + s*w[1]})
+		}
+		p, err := plot.ScatterPanel(ds.X, ds.Y, ds.ClassNames, plot.ScatterOptions{Title: kind.String(), XLabel: "x₁", YLabel: "x₂", Lines: lines})
+		if err != nil {
+			return err
+		}
+		panels = append(panels, p)
+	}
+	return plot.Grid(path, panels, plot.GridOptions{Title: "seed 003 Fig. 1: FDA, LPP and MIE₀ directions"})
 }

@@ -1,6 +1,8 @@
 package reproduce
 
 import (
+	"image/png"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,5 +50,22 @@ func TestSeed003Small(t *testing.T) {
 	t.Logf("accuracies %v", acc)
 	if err := WriteSeed003(&b, rows, true); err != nil || !strings.Contains(b.String(), "| Yale | 3 | MIE0 |") || !strings.Contains(b.String(), "0.67 ± 0.019") {
 		t.Fatalf("WriteSeed003: %v\n%s", err, b.String())
+	}
+}
+
+// Seed 003 Fig. 1 is written as a PNG of three panels.
+func TestSeed003Fig1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fig1.png")
+	if err := Seed003Fig1(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width != 1500 || cfg.Height != 400 {
+		t.Fatalf("figure: %v, %d×%d; want a 1500×400 PNG", err, cfg.Width, cfg.Height)
 	}
 }

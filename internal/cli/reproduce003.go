@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/dimred/dimred/reproduce"
@@ -22,6 +23,7 @@ func runReproduce003(e *env, args []string) error {
 	scale := fs.String("scale", "unit", "preprocessing fitted on each training split (the paper does not say)")
 	sigma := fs.Float64("sigma", reproduce.DefaultSeed003Sigma, "RBF width σ of every kernel method")
 	format := fs.String("format", "text", "text or markdown")
+	out := fs.String("o", "", "directory for Fig. 1 (seed003_fig1.png: FDA, LPP and MIE₀ directions on the three synthetic sets); none if empty")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -38,6 +40,14 @@ func runReproduce003(e *env, args []string) error {
 	}
 	if *repeats < 1 || *maxDims < 1 || !(*sigma > 0) {
 		return usagef("--repeats and --max-dims must be ≥ 1 and --sigma > 0 (got %d, %d, %v)", *repeats, *maxDims, *sigma)
+	}
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		if err := reproduce.Seed003Fig1(filepath.Join(*out, "seed003_fig1.png")); err != nil {
+			return err
+		}
 	}
 	opt := reproduce.Seed003Options{Shared: *shared, Sets: splitList(*sets), Nus: nuList, Methods: splitList(*methods),
 		Repeats: *repeats, MaxDims: *maxDims, Seed: *seed, Scale: *scale, Sigma: *sigma}

@@ -10,6 +10,7 @@ import (
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/param"
 )
 
@@ -56,7 +57,9 @@ import (
 // MaxIter. step=plain is the paper's EM as written (every M-step taken).
 //
 // Fitted.Trace is a VariationalResult: J per iteration, the shifts, the
-// number of decreases and the stop reason.
+// number of decreases and the stop reason. Fitted.Values are the bottom
+// eigenvalues of the last accepted M-step (of the shifted matrix when that
+// step needed a shift).
 
 // Defaults of the EM.
 const (
@@ -148,7 +151,7 @@ type ve struct {
 	bw      graph.Bandwidth
 	tangent bool
 	dims    int
-	eng     Engine
+	eigen   linalg.EigenSolver
 }
 
 // criterion returns the class coefficients of MI (γ) or BER (r).
@@ -174,8 +177,7 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 			}
 		}
 	}
-	prob := &embed.Problem{Objective: l, Minimize: true, Dims: v.dims, Solver: embed.Dense}
-	v.eng.apply(prob)
+	prob := &embed.Problem{Objective: l, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
 	r, err := prob.Solve(v.prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.name, err)
@@ -356,14 +358,24 @@ type LinearVariational struct {
 	// PCA is the optional pre-step: 0 lossless (every component with
 	// nonzero variance), (0,1) variance fraction, ≥ 1 number of components.
 	PCA float64
-	Engine
+	// Eigen is the eigen-solver of every M-step (nil: the engine chooses).
+	// The route is always the dense one (see eigenParam).
+	Eigen linalg.EigenSolver
 }
 
 // Params declares the parameters of the linear members.
 func (m *LinearVariational) Params(s *param.Schema) {
 	m.VariationalParams.Params(s)
 	pcaParam(s, &m.PCA)
-	m.Engine.Params(s)
+	eigenParam(s, &m.Eigen)
+}
+
+// eigenParam declares the one engine choice of the family, the
+// eigen-solver: every M-step is the eigenproblem of a dense graph on the
+// dense route (spectral regression, the other route, solves a different,
+// regularised problem, and its linear solver is then unused).
+func eigenParam(s *param.Schema, e *linalg.EigenSolver) {
+	solverParam(s, e, "eigen", "eigen-solver of every M-step (auto: by size and the dimensions wanted)", linalg.EigenSolverByName, linalg.EigenSolverNames())
 }
 
 func (m LinearVariational) fit(name string, ber, iterate bool, p EMParams, x *mat.Dense, y []int, dims int) (Model, error) {
@@ -385,10 +397,10 @@ func (m LinearVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	start := graph.Euclidean{X: z}
-	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Engine)
+	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
 }
 
-func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep *embed.Prepared, start graph.Metric, pre embed.Model, y []int, dims int, eng Engine) (Model, error) {
+func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep *embed.Prepared, start graph.Metric, pre embed.Model, y []int, dims int, eigen linalg.EigenSolver) (Model, error) {
 	coef, err := criterion(ber, y)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -397,7 +409,7 @@ func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep 
 	if err != nil {
 		return nil, fmt.Errorf("%s: bandwidth: %w", name, err)
 	}
-	v := &ve{name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eng: eng}
+	v := &ve{name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eigen: eigen}
 	return v.run(iterate, e, pre)
 }
 
@@ -415,7 +427,7 @@ type KernelVariational struct {
 	Cutoff       float64
 	PCA          float64
 	Space        KernelSpace
-	Engine
+	Eigen        linalg.EigenSolver // as LinearVariational.Eigen
 }
 
 // Params declares the parameters of the kernel members.
@@ -427,7 +439,7 @@ func (m *KernelVariational) Params(s *param.Schema) {
 	pcaParam(s, &m.PCA)
 	kernelParams(s, &m.Kernel, kernel.RBF(1))
 	m.Space.Params(s)
-	m.Engine.Params(s)
+	eigenParam(s, &m.Eigen)
 	noPCAWithPrecomputed(s, &m.Space, &m.PCA)
 }
 
@@ -449,7 +461,7 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Engine)
+	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
 }
 
 // MIE0 is initial mutual-information embedding (seed 003 §3.3, "MIE₀"):

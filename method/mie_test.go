@@ -428,6 +428,11 @@ func TestVariationalBadInput(t *testing.T) {
 	if _, err := New("mie", map[string]string{"maxiter": "0"}); err == nil {
 		t.Error("maxiter=0 accepted")
 	}
+	for _, name := range []string{"mie", "kbere0"} {
+		if _, err := New(name, map[string]string{"solver": "regression"}); err == nil || !strings.Contains(err.Error(), "solver") {
+			t.Errorf("%s with solver=regression (the family has no route choice): %v", name, err)
+		}
+	}
 }
 
 // TestVariationalMeasureMonotone measures, on random Yale and ORL splits,

@@ -148,11 +148,6 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 	p := s.p
 	a := scatter(prep.Phi, p.Objective)
 	addMetric(a, p.ObjectiveRidge, prep)
-	if p.Constraint == nil && !prep.Dual {
-		// The metric is I: a standard problem (any eigen-solver, Lanczos
-		// included, and no Cholesky of I).
-		return s.eigs(linalg.SymDenseOp{M: a}, nil, s.k, p.order())
-	}
 	var b *mat.SymDense
 	if p.Constraint == nil {
 		b = metric(prep)

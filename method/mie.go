@@ -48,13 +48,15 @@ import (
 // plain step would decrease J, the M-step is repeated with a level shift,
 // min tr(Tᵀ(ΦᵀLΦ − μ·T₀T₀ᵀ)T), for μ growing by factors of 4 from a
 // quarter of the last shift that worked (μ₀/64 at first, μ₀ the largest
-// |eigenvalue| of the plain step) until J does not decrease: as μ grows its solution
-// tends to T₀ − (1/μ)(I − T₀T₀ᵀ)·ΦᵀLΦ·T₀, a short step along the gradient
-// of J (with the tangent weights ΦᵀLΦ·T₀ is −∇J/4 up to the rotation
-// invariance), so a non-decreasing step exists unless T₀ is stationary.
-// Hence J never decreases (tested); the iteration stops when the relative
-// increase is below Tol, when no shift up to μ₀·4¹² keeps J, or after
-// MaxIter. step=plain is the paper's EM as written (every M-step taken).
+// |eigenvalue| of the plain step) until J does not decrease: as μ grows
+// its solution tends to T₀ − (1/μ)(I − T₀T₀ᵀ)·ΦᵀLΦ·T₀, a short step along
+// the projected gradient of J (with the tangent weights,
+// ∇_T J = −(4/N²)·ΦᵀLΦ·T₀), so a non-decreasing step exists unless T₀ is
+// stationary. Hence J never decreases (tested); the iteration stops when
+// the relative increase is below Tol, when no shift up to μ₀·4¹² keeps J
+// (with weights=paper under local scaling the step is not along the
+// gradient and this can come early), or after MaxIter. step=plain takes
+// every M-step; weights=paper step=plain is the paper's EM as written.
 //
 // Fitted.Trace is a VariationalResult: J per iteration, the shifts, the
 // number of decreases and the stop reason. Fitted.Values are the bottom

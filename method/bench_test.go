@@ -1,6 +1,7 @@
 package method
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/dimred/dimred/embed"
@@ -32,6 +33,30 @@ func BenchmarkKPCA1000(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		if _, err := (KPCA{}).Fit(x, nil, 10); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// MIE (linear, 20 EM iterations at most) and kMIE on n rows of 20
+// columns, 10 output dimensions: the dense n×n graph of seed 003 per
+// iteration. Run: go test -run XXX -bench 'MIE' -benchtime 1x ./method
+// (docs/variational-embedding.md reports the sizes reached).
+func BenchmarkMIE(b *testing.B) {
+	for _, n := range []int{500, 1000, 2000, 4000} {
+		x, y := testdata.Classes(n, 20, 5)
+		for _, m := range []struct {
+			name string
+			m    Method
+		}{{"mie", MIE{}}, {"kmie", KMIE{}}} {
+			b.Run(m.name+"/n="+strconv.Itoa(n), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					f, err := m.m.Fit(x, y, 10)
+					if err != nil {
+						b.Fatal(err)
+					}
+					b.ReportMetric(float64(f.(*Fitted).Trace.(VariationalResult).Iterations), "iterations")
+				}
+			})
 		}
 	}
 }

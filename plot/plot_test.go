@@ -329,3 +329,25 @@ func TestClassStyle(t *testing.T) {
 		t.Error("ClassStyle(-1) returned no colour")
 	}
 }
+
+// Lines over a scatter: each is drawn in its colour (palette[3+i]), and a
+// non-finite end point is an error naming the line.
+func TestScatterLines(t *testing.T) {
+	dir := outDir(t)
+	z, y, names := iris2D()
+	path := filepath.Join(dir, "scatter_lines.png")
+	lines := []Line{{Name: "FDA", X0: 1, Y0: 0, X1: 7, Y1: 2.5}, {Name: "LPP", X0: 1, Y0: 2.5, X1: 7, Y1: 0}}
+	if err := Scatter(path, z, y, names, ScatterOptions{Lines: lines}); err != nil {
+		t.Fatal(err)
+	}
+	img := decodePNG(t, path, DefaultWidth, DefaultHeight)
+	for i := range lines {
+		if n := countColor(img, palette[3+i], 10); n < 100 {
+			t.Errorf("line %d colour has %d pixels; line missing", i, n)
+		}
+	}
+	bad := []Line{{Name: "MIE0", X0: math.NaN()}}
+	if err := Scatter(filepath.Join(dir, "bad.png"), z, y, names, ScatterOptions{Lines: bad}); err == nil || !strings.Contains(err.Error(), "MIE0") {
+		t.Errorf("non-finite line: %v", err)
+	}
+}

@@ -31,6 +31,18 @@ type ScatterOptions struct {
 	// PointRadius is the glyph radius in points (1/72 in); 0 chooses 3,
 	// 2.5 or 1.8 for up to 500, 2000 or more points.
 	PointRadius float64
+	// Lines are straight segments drawn over the points (2-D plots), each
+	// named in the legend, for example projection directions through the
+	// data mean (seed 003 Fig. 1).
+	Lines []Line
+}
+
+// Line is a named segment from (X0, Y0) to (X1, Y1) of a scatter plot;
+// Lines[i] is drawn in the colour of series i + 3 of the palette (after
+// the first classes), dashed from the second line on.
+type Line struct {
+	Name           string
+	X0, Y0, X1, Y1 float64
 }
 
 // Scatter writes a scatter plot of the rows of Z to path (format from the
@@ -176,6 +188,25 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 	}
 	if unlabeled != nil {
 		legend.Add("unlabeled", unlabeled)
+	}
+	for i, ln := range opt.Lines {
+		for _, v := range []float64{ln.X0, ln.Y0, ln.X1, ln.Y1} {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("plot: scatter: line %q has a non-finite end point", ln.Name)
+			}
+		}
+		l, err := plotter.NewLine(plotter.XYs{{X: ln.X0, Y: ln.Y0}, {X: ln.X1, Y: ln.Y1}})
+		if err != nil {
+			return nil, fmt.Errorf("plot: scatter: line %q: %w", ln.Name, err)
+		}
+		l.LineStyle.Color, _ = ClassStyle(i + 3)
+		l.LineStyle.Width = vg.Points(2)
+		if i > 0 {
+			l.LineStyle.Dashes = []vg.Length{vg.Points(6), vg.Points(3 * float64(i))}
+		}
+		p.Add(l)
+		legend.Add(ln.Name, l)
+		entries++
 	}
 	maxLegend := opt.MaxLegend
 	if maxLegend == 0 {

@@ -70,6 +70,9 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	m, kv := ms[0], kvs[0]
+	if p, ok := m.(method.Progresser); ok { // iterative methods: one line per iteration
+		m = p.WithProgress(func(line string) { fmt.Fprintln(e.stderr, line) })
+	}
 	if *stream {
 		return streamFit(e, df, m, *name, kv, *scale, *chunk, *dims, *out)
 	}

@@ -19,8 +19,11 @@ func runReproduce(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "seed002" {
 		return runReproduce002(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "seed003" {
+		return runReproduce003(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "seed000" {
-		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed002 (Table 2 clustering, Tables 3-4 PIE and Yale B with SVM), seed004 (ORL, Extended Yale B, MNIST)")
+		return usagef("which experiment? available: seed000 (Tables II-III, UCI sets, NCC and 3-NN; --tables IV-V: linear and RBF SVM), seed001 (Letter curves, ORL projections), seed002 (Table 2 clustering, Tables 3-4 PIE and Yale B with SVM), seed003 (Table 1: MIE/BERE on Yale, ORL, PIE; Fig. 1), seed004 (ORL, Extended Yale B, MNIST)")
 	}
 	fs := newFlags(e, "reproduce seed000")
 	shared := fs.String("shared", "../shared", "the shared directory (data and published tables)")

@@ -1,0 +1,618 @@
+package method
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/param"
+)
+
+// Variational graph embedding (seed 003, Yang, Zha, Zhou & Hu, ECML PKDD
+// 2009): MIE₀, MIE, BERE₀, BERE and their kernel forms. With class
+// coefficients cᵢⱼ — the γ-graph of mutual information (Theorem 1,
+// graph.Gamma) or the r-graph of the Bayes error rate (§4, graph.BER) —
+// the embedding Z = Φ·T of the training rows maximises
+//
+//	J(Z) = (1/N²)·Σᵢⱼ cᵢⱼ·exp(−‖zᵢ − zⱼ‖²/δᵢⱼ²)         (eq. 5)
+//
+// over projections with TᵀT = I (linear, eq. 9: z = Tᵀx) or AᵀK̃A = I
+// (kernel, eq. 10-12: z = Aᵀk̃(x)). δᵢⱼ² = σᵢσⱼ by local scaling (§5,
+// Zelnik-Manor & Perona: σᵢ the distance to the scalek-th neighbour) or
+// one δ for every pair (delta > 0).
+//
+// Each kernel term is replaced by its tangent in dᵢⱼ² = ‖zᵢ − zⱼ‖² at the
+// current embedding (eq. 6; E-step λᵢⱼ = −exp(−‖zᵢ − zⱼ‖²/δᵢⱼ²)), which
+// leaves the graph embedding (eq. 7-8, M-step)
+//
+//	min tr(Tᵀ·Φᵀ·L·Φ·T),  TᵀT = I,   L = D − W,   wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²)/δᵢⱼ²,
+//
+// solved by the engine for the bottom eigenvectors (top-k only). MIE₀ and
+// BERE₀ embed the graph at the input rows once (§3.3, "initial graph");
+// MIE and BERE start there and iterate. The 1/δᵢⱼ² factor is the
+// derivative of the kernel term; the paper's w = −c·λ drops it, which is
+// a constant factor under one δ but not under local scaling (weights=paper
+// restores the paper's graph).
+//
+// Monotone EM (the default, step=safeguarded). The tangent is a lower
+// bound of a kernel term only where cᵢⱼ > 0 (exp is convex); on the
+// negative-c pairs it is an upper bound, so the paper's EM is not an MM
+// algorithm and J can fall (docs/variational-embedding.md measures how
+// often). dimred accepts an M-step only if J does not decrease. When the
+// plain step would decrease J, the M-step is repeated with a level shift,
+// min tr(Tᵀ(ΦᵀLΦ − μ·T₀T₀ᵀ)T), for μ growing by factors of 4 from a
+// quarter of the last shift that worked (μ₀/64 at first, μ₀ the largest
+// |eigenvalue| of the plain step) until J does not decrease: as μ grows
+// its solution tends to T₀ − (1/μ)(I − T₀T₀ᵀ)·ΦᵀLΦ·T₀, a short step along
+// the projected gradient of J (with the tangent weights,
+// ∇_T J = −(4/N²)·ΦᵀLΦ·T₀), so a non-decreasing step exists unless T₀ is
+// stationary. Hence J never decreases (tested); the iteration stops when
+// the relative increase is below Tol, when no shift up to μ₀·4¹² keeps J
+// (with weights=paper under local scaling the step is not along the
+// gradient and this can come early), or after MaxIter. step=plain takes
+// every M-step; weights=paper step=plain is the paper's EM as written.
+//
+// Fitted.Trace is a VariationalResult: J per iteration, the shifts, the
+// number of decreases and the stop reason. Fitted.Values are the bottom
+// eigenvalues of the last accepted M-step (of the shifted matrix when that
+// step needed a shift).
+
+// Defaults of the EM.
+const (
+	DefaultVEMaxIter = 20
+	DefaultVETol     = 1e-6
+	// veMaxShifts is the number of level shifts μ₀·4ʲ tried before the
+	// safeguarded step gives up (4¹² ≈ 1.7·10⁷: a step of that relative
+	// size changes J by less than rounding).
+	veMaxShifts = 12
+)
+
+// Choices of VariationalParams.Weights and EMParams.Step.
+const (
+	VETangent     = "tangent"
+	VEPaper       = "paper"
+	VESafeguarded = "safeguarded"
+	VEPlain       = "plain"
+)
+
+// VariationalParams are the graph parameters of the MIE/BERE family.
+type VariationalParams struct {
+	// Delta is one bandwidth δ for every pair; 0 means local scaling.
+	Delta float64
+	// ScaleK is the local-scaling neighbour (0: graph.DefaultScaleK = 7,
+	// capped at n − 1).
+	ScaleK int
+	// Weights: VETangent (default: wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²)/δᵢⱼ²) or
+	// VEPaper (wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²), seed 003 eq. 7 and §3.3).
+	Weights string
+	Search  graph.Search
+}
+
+// Params declares the graph parameters.
+func (p *VariationalParams) Params(s *param.Schema) {
+	param.Num(s, &p.Delta, "delta", 0, "one bandwidth δ in exp(−d²/δ²) for every pair", param.Min(0), param.Auto("local scaling δᵢⱼ² = σᵢσⱼ"))
+	param.Num(s, &p.ScaleK, "scalek", graph.DefaultScaleK, "local scaling: σᵢ is the distance to this neighbour (capped at n − 1)", param.Min(1))
+	param.Enum(s, &p.Weights, "weights", "graph weights: tangent c·exp(−d²/δ²)/δ² (the derivative of J) or paper c·exp(−d²/δ²) (eq. 7; differs under local scaling)",
+		param.Names(VETangent, VEPaper)...)
+	searchParam(s, &p.Search)
+}
+
+// EMParams are the iteration parameters of MIE, BERE, kMIE and kBERE.
+type EMParams struct {
+	MaxIter int     // 0: DefaultVEMaxIter
+	Tol     float64 // 0: DefaultVETol (relative change of J)
+	// Step: VESafeguarded (default; J never decreases) or VEPlain (the
+	// paper's EM: every M-step taken).
+	Step string
+	// Progress, if set, receives one line per iteration (the CLI writes
+	// them to stderr).
+	Progress func(string)
+}
+
+// Params declares the iteration parameters.
+func (p *EMParams) Params(s *param.Schema) {
+	param.Num(s, &p.MaxIter, "maxiter", DefaultVEMaxIter, "largest number of EM iterations", param.Min(1))
+	param.Num(s, &p.Tol, "tol", DefaultVETol, "stop when J changes by less than this (relative)", param.Above(0))
+	param.Enum(s, &p.Step, "step", "M-step: safeguarded (accepted only if J does not decrease; level-shifted otherwise) or plain (the paper's EM as written)",
+		param.Names(VESafeguarded, VEPlain)...)
+}
+
+// VariationalResult is the trace of an MIE/BERE fit (Fitted.Trace).
+type VariationalResult struct {
+	// Objective[0] is J at the embedding of the initial graph; Objective[t]
+	// after iteration t.
+	Objective []float64
+	// Shifts[t−1] is the level shift μ of iteration t (0: the plain step).
+	Shifts     []float64
+	Iterations int
+	// Decreases counts the iterations in which J decreased (always 0 with
+	// the safeguarded step).
+	Decreases int
+	Stop      string
+}
+
+// Progresser is implemented by iterative methods that can report each
+// iteration (one line per call) while they fit.
+type Progresser interface {
+	Method
+	WithProgress(func(string)) Method
+}
+
+// ve is one variational-embedding fit on prepared feature coordinates.
+type ve struct {
+	name    string
+	coef    *graph.ClassBlock // γ or r
+	prep    *embed.Prepared   // not dual: Φ n×r of full column rank
+	start   graph.Metric      // where the initial graph is built
+	bw      graph.Bandwidth
+	tangent bool
+	dims    int
+	eigen   linalg.EigenSolver
+}
+
+// criterion returns the class coefficients of MI (γ) or BER (r).
+func criterion(ber bool, y []int) (*graph.ClassBlock, error) {
+	if ber {
+		return graph.BER(y)
+	}
+	return graph.Gamma(y)
+}
+
+func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result, error) {
+	l, err := graph.LaplacianOf(w)
+	if err != nil {
+		return nil, err
+	}
+	if mu > 0 {
+		var ss mat.Dense
+		ss.Mul(shift, shift.T())
+		n := l.M.SymmetricDim()
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				l.M.SetSym(i, j, l.M.At(i, j)-mu*ss.At(i, j))
+			}
+		}
+	}
+	prob := &embed.Problem{Objective: l, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
+	r, err := prob.Solve(v.prep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", v.name, err)
+	}
+	return r, nil
+}
+
+func (v *ve) objective(z *mat.Dense) (float64, error) {
+	return graph.KernelSum(v.coef, graph.Euclidean{X: z}, v.bw)
+}
+
+// initial embeds the initial graph (MIE₀, BERE₀).
+func (v *ve) initial() (*embed.Result, error) {
+	w, err := graph.VariationalWeights(v.coef, v.start, v.bw, v.tangent)
+	if err != nil {
+		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
+	}
+	return v.solve(w, nil, 0)
+}
+
+// em runs the EM from the initial graph's embedding.
+func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
+	var res VariationalResult
+	cur, err := v.initial()
+	if err != nil {
+		return nil, res, err
+	}
+	j, err := v.objective(cur.Train)
+	if err != nil {
+		return nil, res, err
+	}
+	res.Objective = append(res.Objective, j)
+	report := func(format string, a ...any) {
+		if p.Progress != nil {
+			p.Progress(v.name + ": " + fmt.Sprintf(format, a...))
+		}
+	}
+	report("initial graph: J = %.10g", j)
+	var shiftBasis *mat.Dense
+	lastShift := 0.0
+	for it := 1; ; it++ {
+		if it > p.MaxIter {
+			res.Stop = "maximum number of iterations"
+			break
+		}
+		w, err := graph.VariationalWeights(v.coef, graph.Euclidean{X: cur.Train}, v.bw, v.tangent)
+		if err != nil {
+			return nil, res, fmt.Errorf("%s: E-step: %w", v.name, err)
+		}
+		next, err := v.solve(w, nil, 0)
+		if err != nil {
+			return nil, res, err
+		}
+		nj, err := v.objective(next.Train)
+		if err != nil {
+			return nil, res, err
+		}
+		mu := 0.0
+		if p.Step == VESafeguarded && nj < j {
+			if shiftBasis == nil {
+				if shiftBasis, err = v.shiftMap(); err != nil {
+					return nil, res, err
+				}
+			}
+			var s mat.Dense // S with Φᵀ·S·Sᵀ·Φ = T₀T₀ᵀ
+			s.Mul(shiftBasis, cur.Train)
+			mu0 := 0.0
+			for _, l := range next.Values {
+				mu0 = math.Max(mu0, math.Abs(l))
+			}
+			if mu0 == 0 {
+				mu0 = 1
+			}
+			// Start below the last shift that worked (or at μ₀/64): the
+			// smallest shift that increases J is the longest safe step.
+			first := mu0 / 64
+			if lastShift > 0 {
+				first = lastShift / 4
+			}
+			found := false
+			for mu = first; mu <= mu0*math.Pow(4, veMaxShifts) && !found; mu *= 4 {
+				r, err := v.solve(w, &s, mu)
+				if err != nil {
+					return nil, res, err
+				}
+				rj, err := v.objective(r.Train)
+				if err != nil {
+					return nil, res, err
+				}
+				if rj >= j {
+					next, nj, found, lastShift = r, rj, true, mu
+					break
+				}
+			}
+			if !found {
+				res.Stop = fmt.Sprintf("no step increases J (level shifts up to %.3g tried): a stationary point to rounding", mu)
+				break
+			}
+		}
+		if nj < j {
+			res.Decreases++
+		}
+		change := nj - j
+		cur, j = next, nj
+		res.Objective = append(res.Objective, j)
+		res.Shifts = append(res.Shifts, mu)
+		res.Iterations = it
+		report("iteration %d: J = %.10g (change %+.3g, shift %.3g)", it, j, change, mu)
+		if math.Abs(change) <= p.Tol*math.Abs(j) {
+			res.Stop = "converged (relative change of J below tol)"
+			break
+		}
+	}
+	report("stopped after %d iteration(s): %s", res.Iterations, res.Stop)
+	return cur, res, nil
+}
+
+// shiftMap returns P = Φ·(ΦᵀΦ)⁻²·Φᵀ: for the current embedding Z₀ = Φ·T₀,
+// S = P·Z₀ = Φ·(ΦᵀΦ)⁻¹·T₀ has Φᵀ·S·Sᵀ·Φ = T₀·T₀ᵀ, so the level shift
+// −μ·T₀T₀ᵀ of the coefficient problem is the n×n graph −μ·S·Sᵀ for the
+// engine (Φ has full column rank: principal components or K̃'s features).
+func (v *ve) shiftMap() (*mat.Dense, error) {
+	phi := v.prep.Phi
+	var g mat.SymDense
+	g.SymOuterK(1, phi.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&g) {
+		return nil, fmt.Errorf("%s: the training representation is rank deficient (ΦᵀΦ not positive definite); use a PCA pre-step", v.name)
+	}
+	var t1, t2 mat.Dense // (ΦᵀΦ)⁻¹·Φᵀ, then (ΦᵀΦ)⁻²·Φᵀ
+	if err := ch.SolveTo(&t1, phi.T()); err != nil {
+		return nil, err
+	}
+	if err := ch.SolveTo(&t2, &t1); err != nil {
+		return nil, err
+	}
+	var p mat.Dense
+	p.Mul(phi, &t2)
+	return &p, nil
+}
+
+// run fits the initial graph only (iterate false) or the EM.
+func (v *ve) run(iterate bool, p EMParams, pre embed.Model) (*Fitted, error) {
+	var r *embed.Result
+	var trace any
+	var err error
+	if iterate {
+		var res VariationalResult
+		r, res, err = v.em(p)
+		trace = res
+	} else {
+		r, err = v.initial()
+	}
+	if err != nil {
+		return nil, err
+	}
+	f := &Fitted{Model: r.Model, Name: v.name, Values: r.Values, Train: r.Train, Trace: trace}
+	if pre != nil {
+		f.Model = embed.Compose(pre, f.Model)
+	}
+	return f, nil
+}
+
+func (p VariationalParams) bandwidth(m graph.Metric) (graph.Bandwidth, error) {
+	if p.Delta > 0 {
+		return graph.Bandwidth{Delta: p.Delta}, nil
+	}
+	return graph.LocalBandwidth(m, p.ScaleK, p.Search)
+}
+
+// LinearVariational holds what the linear members of the family share.
+// The rows are first projected on their principal components (all of
+// those with nonzero variance, or PCA's choice): this changes no distance
+// and no solution when lossless, and gives the full-column-rank Φ the
+// level shift needs.
+type LinearVariational struct {
+	VariationalParams
+	// PCA is the optional pre-step: 0 lossless (every component with
+	// nonzero variance), (0,1) variance fraction, ≥ 1 number of components.
+	PCA float64
+	// Eigen is the eigen-solver of every M-step (nil: the engine chooses).
+	// The route is always the dense one (see eigenParam).
+	Eigen linalg.EigenSolver
+}
+
+// Params declares the parameters of the linear members.
+func (m *LinearVariational) Params(s *param.Schema) {
+	m.VariationalParams.Params(s)
+	pcaParam(s, &m.PCA)
+	eigenParam(s, &m.Eigen)
+}
+
+// eigenParam declares the one engine choice of the family, the
+// eigen-solver: every M-step is the eigenproblem of a dense graph on the
+// dense route (spectral regression, the other route, solves a different,
+// regularised problem, and its linear solver is then unused).
+func eigenParam(s *param.Schema, e *linalg.EigenSolver) {
+	solverParam(s, e, "eigen", "eigen-solver of every M-step (auto: by size and the dimensions wanted)", linalg.EigenSolverByName, linalg.EigenSolverNames())
+}
+
+func (m LinearVariational) fit(name string, ber, iterate bool, p EMParams, x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled(name, x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	keep := m.PCA
+	if keep == 0 {
+		keep = float64(min(n, d))
+	}
+	pre, z, err := preStep(name, x, keep, true)
+	if err != nil {
+		return nil, err
+	}
+	prep, err := embed.Linear{}.Prepare(context.Background(), z)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	start := graph.Euclidean{X: z}
+	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
+}
+
+func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep *embed.Prepared, start graph.Metric, pre embed.Model, y []int, dims int, eigen linalg.EigenSolver) (Model, error) {
+	coef, err := criterion(ber, y)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	bw, err := p.bandwidth(start)
+	if err != nil {
+		return nil, fmt.Errorf("%s: bandwidth: %w", name, err)
+	}
+	v := &ve{name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eigen: eigen}
+	return v.run(iterate, e, pre)
+}
+
+// KernelVariational holds what the kernel members share: the kernel
+// (default RBF σ = 1), its space, where the initial graph and the
+// bandwidths are computed (default: the kernel's feature space, where the
+// embedding lives; graphspace=input: the input rows), and the spectral
+// cut-off of K̃ (eigen-directions of K̃ below Cutoff·λ_max are dropped;
+// 0: 1e-10). K̃ is built and decomposed once per fit; every M-step is a
+// problem in its feature coordinates (embed.Prepared.Features).
+type KernelVariational struct {
+	VariationalParams
+	Kernel       kernel.Kernel
+	GraphInInput bool
+	Cutoff       float64
+	PCA          float64
+	Space        KernelSpace
+	Eigen        linalg.EigenSolver // as LinearVariational.Eigen
+}
+
+// Params declares the parameters of the kernel members.
+func (m *KernelVariational) Params(s *param.Schema) {
+	m.VariationalParams.Params(s)
+	param.Enum(s, &m.GraphInInput, "graphspace", "build the initial graph and the bandwidths in the kernel's feature space (where Z lives) or in the input space",
+		param.C("kernel", false), param.C("input", true))
+	param.Num(s, &m.Cutoff, "cutoff", 1e-10, "drop the eigen-directions of K̃ below cutoff·λ_max (a spectral regulariser)", param.Above(0), param.Below(1))
+	pcaParam(s, &m.PCA)
+	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	m.Space.Params(s)
+	eigenParam(s, &m.Eigen)
+	noPCAWithPrecomputed(s, &m.Space, &m.PCA)
+}
+
+func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *mat.Dense, y []int, dims int) (Model, error) {
+	x, y, err := labelled(name, x, y, 1)
+	if err != nil {
+		return nil, err
+	}
+	pre, z, err := preStep(name, x, m.PCA, false)
+	if err != nil {
+		return nil, err
+	}
+	kprep, err := m.Space.prepare(name, m.Kernel, z)
+	if err != nil {
+		return nil, err
+	}
+	start := graphMetric(z, kprep, !m.GraphInInput)
+	prep, err := kprep.Features(m.Cutoff)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
+}
+
+// MIE0 is initial mutual-information embedding (seed 003 §3.3, "MIE₀"):
+// the bottom eigenvectors of XᵀLX (TᵀT = I) for the initial graph
+// wᵢⱼ = γᵢⱼ·exp(−‖xᵢ − xⱼ‖²/δᵢⱼ²)/δᵢⱼ² (see the family comment above).
+type MIE0 struct{ LinearVariational }
+
+// Fit implements Method.
+func (m MIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("mie0", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("mie0", false, false, EMParams{}, x, y, dims)
+}
+
+// MIE is mutual-information embedding (seed 003 §3.2, eq. 5-9): the EM of
+// the family comment, started from MIE₀.
+type MIE struct {
+	LinearVariational
+	EMParams
+}
+
+// Params declares the parameters of MIE.
+func (m *MIE) Params(s *param.Schema) { m.LinearVariational.Params(s); m.EMParams.Params(s) }
+
+// Fit implements Method.
+func (m MIE) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("mie", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("mie", false, true, m.EMParams, x, y, dims)
+}
+
+// WithProgress implements Progresser.
+func (m MIE) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
+// BERE0 is initial Bayes-error-rate embedding (seed 003 §4): MIE₀ with the
+// r-graph (graph.BER) in place of γ.
+type BERE0 struct{ LinearVariational }
+
+// Fit implements Method.
+func (m BERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("bere0", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("bere0", true, false, EMParams{}, x, y, dims)
+}
+
+// BERE is Bayes-error-rate embedding (seed 003 §4): MIE's EM with the
+// r-graph.
+type BERE struct {
+	LinearVariational
+	EMParams
+}
+
+// Params declares the parameters of BERE.
+func (m *BERE) Params(s *param.Schema) { m.LinearVariational.Params(s); m.EMParams.Params(s) }
+
+// Fit implements Method.
+func (m BERE) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("bere", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("bere", true, true, m.EMParams, x, y, dims)
+}
+
+// WithProgress implements Progresser.
+func (m BERE) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
+// KMIE0 is kernel MIE₀ (seed 003 eq. 10-12 on the initial graph): the
+// bottom eigenvectors of K̃LK̃ under AᵀK̃A = I, z = Aᵀk̃(x).
+type KMIE0 struct{ KernelVariational }
+
+// Fit implements Method.
+func (m KMIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("kmie0", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("kmie0", false, false, EMParams{}, x, y, dims)
+}
+
+// KMIE is kernel MIE (seed 003 eq. 10-12): the EM in the kernel space.
+type KMIE struct {
+	KernelVariational
+	EMParams
+}
+
+// Params declares the parameters of kMIE.
+func (m *KMIE) Params(s *param.Schema) { m.KernelVariational.Params(s); m.EMParams.Params(s) }
+
+// Fit implements Method.
+func (m KMIE) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("kmie", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("kmie", false, true, m.EMParams, x, y, dims)
+}
+
+// WithProgress implements Progresser.
+func (m KMIE) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
+// KBERE0 is kernel BERE₀ (seed 003 §4 with eq. 10-12).
+type KBERE0 struct{ KernelVariational }
+
+// Fit implements Method.
+func (m KBERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("kbere0", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("kbere0", true, false, EMParams{}, x, y, dims)
+}
+
+// KBERE is kernel BERE (seed 003 §4 with eq. 10-12).
+type KBERE struct {
+	KernelVariational
+	EMParams
+}
+
+// Params declares the parameters of kBERE.
+func (m *KBERE) Params(s *param.Schema) { m.KernelVariational.Params(s); m.EMParams.Params(s) }
+
+// Fit implements Method.
+func (m KBERE) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
+	if err := resolve("kbere", &m); err != nil {
+		return nil, err
+	}
+	return m.fit("kbere", true, true, m.EMParams, x, y, dims)
+}
+
+// WithProgress implements Progresser.
+func (m KBERE) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
+func init() {
+	const paper = "seed 003 (Yang, Zha, Zhou & Hu 2009)"
+	lin, ker := "rank of X̄ (≤ min(n−1, d))", "rank of K̃ (≤ n−1)"
+	Register[MIE0](Info{Name: "mie0", Title: "Initial mutual-information embedding (MIE₀)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "linear", Paper: paper + " §3.3, eq. 5, 9", MaxDims: lin})
+	Register[MIE](Info{Name: "mie", Title: "Mutual-information embedding (variational EM)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "linear", Paper: paper + " §3.2, eq. 5-9", MaxDims: lin})
+	Register[BERE0](Info{Name: "bere0", Title: "Initial Bayes-error-rate embedding (BERE₀)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "linear", Paper: paper + " §4", MaxDims: lin})
+	Register[BERE](Info{Name: "bere", Title: "Bayes-error-rate embedding (variational EM)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "linear", Paper: paper + " §4", MaxDims: lin})
+	Register[KMIE0](Info{Name: "kmie0", Title: "Kernel initial mutual-information embedding (kMIE₀)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §3.3, eq. 10-12", MaxDims: ker})
+	Register[KMIE](Info{Name: "kmie", Title: "Kernel mutual-information embedding (variational EM)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §3.2, eq. 10-12", MaxDims: ker})
+	Register[KBERE0](Info{Name: "kbere0", Title: "Kernel initial Bayes-error-rate embedding (kBERE₀)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §4, eq. 10-12", MaxDims: ker})
+	Register[KBERE](Info{Name: "kbere", Title: "Kernel Bayes-error-rate embedding (variational EM)", Family: "variational graph embedding",
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §4, eq. 10-12", MaxDims: ker})
+}

@@ -1,0 +1,71 @@
+package reproduce
+
+import (
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dimred/dimred/internal/testdata"
+)
+
+// Seed 003 Table 1 on a small case (Yale, ν = 3, three splits, four
+// methods, 20 dimensions): every published cell is found with its value,
+// every accuracy is far above chance (1/15), and MIE₀, BERE and kMIE beat
+// PCA, as in the paper. (Our FDA does not at ν = 3: 0.40 against PCA's
+// 0.47 on these splits; docs/reproduction.md.) The full table runs behind
+// `dimred reproduce seed003` (docs/reproduction.md).
+func TestSeed003Small(t *testing.T) {
+	shared := filepath.Dir(filepath.Dir(filepath.Dir(testdata.Path(t, "data/faces/yale_32x32.csv.gz"))))
+	testdata.Path(t, "papers/tables/seed003_table1_faces.tsv")
+	rows, err := Seed003(Seed003Options{Shared: shared, Sets: []string{"Yale"}, Nus: []int{3},
+		Methods: []string{"PCA", "FDA", "MIE0", "BERE", "kMIE"}, Repeats: 3, MaxDims: 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 5 {
+		t.Fatalf("%d rows, want 5", len(rows))
+	}
+	acc := map[string]float64{}
+	paper := map[string]float64{"PCA": .52, "FDA": .57, "MIE0": .67, "BERE": .69, "kMIE": .73}
+	for _, r := range rows {
+		if !r.Found || r.PaperAcc != paper[r.Method] || r.Nu != 3 {
+			t.Errorf("%s/%s ν=%d: published %v (found %v), want %v", r.Set, r.Method, r.Nu, r.PaperAcc, r.Found, paper[r.Method])
+		}
+		acc[r.Method] = 1 - r.Ours.MinError
+		if _, ok := r.Ours.StdAtBest(); !ok {
+			t.Errorf("%s: no standard deviation over the splits", r.Method)
+		}
+	}
+	for m, a := range acc {
+		if !(a > 0.3) {
+			t.Errorf("%s: accuracy %.3f; chance is 0.067", m, a)
+		}
+		if (m == "MIE0" || m == "BERE" || m == "kMIE") && !(a > acc["PCA"]) {
+			t.Errorf("%s: accuracy %.3f not above PCA's %.3f", m, a, acc["PCA"])
+		}
+	}
+	var b strings.Builder
+	t.Logf("accuracies %v", acc)
+	if err := WriteSeed003(&b, rows, true); err != nil || !strings.Contains(b.String(), "| Yale | 3 | MIE0 |") || !strings.Contains(b.String(), "0.67 ± 0.019") {
+		t.Fatalf("WriteSeed003: %v\n%s", err, b.String())
+	}
+}
+
+// Seed 003 Fig. 1 is written as a PNG of three panels.
+func TestSeed003Fig1(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fig1.png")
+	if err := Seed003Fig1(path); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cfg, err := png.DecodeConfig(f)
+	if err != nil || cfg.Width != 1500 || cfg.Height != 400 {
+		t.Fatalf("figure: %v, %d×%d; want a 1500×400 PNG", err, cfg.Width, cfg.Height)
+	}
+}

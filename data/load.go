@@ -213,7 +213,7 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 		format = f
 	}
 	if opt.LabelsFile != "" && format != FormatNPY {
-		return "", opt, fmt.Errorf("%s: Options.LabelsFile (%s) is only used with .npy data, not %s", path, opt.LabelsFile, format)
+		return "", opt, fmt.Errorf("%s: --labels (Options.LabelsFile) %s is only used with .npy data, not %s", path, opt.LabelsFile, format)
 	}
 	if err := checkOptions(path, opt); err != nil {
 		return "", opt, err
@@ -229,17 +229,17 @@ func checkOptions(name string, opt Options) error {
 	switch opt.Nominal {
 	case "", "ordinal", "onehot":
 	default:
-		return fmt.Errorf("%s: Options.Nominal is %q; want \"ordinal\" or \"onehot\"", name, opt.Nominal)
+		return fmt.Errorf("%s: --nominal (Options.Nominal) is %q; want \"ordinal\" or \"onehot\"", name, opt.Nominal)
 	}
 	switch opt.Missing {
 	case "", "reject", "drop":
 	default:
-		return fmt.Errorf("%s: Options.Missing is %q; want \"reject\" or \"drop\"", name, opt.Missing)
+		return fmt.Errorf("%s: --missing (Options.Missing) is %q; want \"reject\" or \"drop\"", name, opt.Missing)
 	}
 	switch opt.MatSamples {
 	case "", "rows", "columns":
 	default:
-		return fmt.Errorf("%s: Options.MatSamples is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
+		return fmt.Errorf("%s: --mat-samples (Options.MatSamples) is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
 	}
 	if opt.NumFeatures < 0 {
 		return fmt.Errorf("%s: Options.NumFeatures is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
@@ -529,7 +529,7 @@ func lookupClass(t string, idx map[string]int, classes []string) (int, string) {
 	}
 	c, ok := idx[t]
 	if !ok {
-		return 0, fmt.Sprintf("label %q is not one of the given classes (%s)", t, quoteList(classes, 20))
+		return 0, fmt.Sprintf("label %q is not one of the given classes (%s)", short(t), quoteList(classes, 20))
 	}
 	return c, ""
 }
@@ -548,7 +548,7 @@ func parseNumber(s string) (float64, string) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Sprintf("value %q is out of the float64 range", s)
+			return 0, fmt.Sprintf("value %q is out of the float64 range", short(s))
 		}
 		if s == "" {
 			return 0, "empty value; a number is required"
@@ -556,10 +556,10 @@ func parseNumber(s string) (float64, string) {
 		if s == "?" {
 			return 0, "missing value \"?\"; a number is required"
 		}
-		return 0, fmt.Sprintf("cannot parse %q as a number", s)
+		return 0, fmt.Sprintf("cannot parse %q as a number", short(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", s)
+		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", short(s))
 	}
 	return v, ""
 }

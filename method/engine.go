@@ -74,6 +74,12 @@ func (s KernelSpace) Space(k kernel.Kernel) (embed.Space, error) {
 // graphs built in feature space) comes from it, so the Gram matrix is
 // computed once per fit.
 func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
+	if s.Kind != SpacePrecomputed {
+		var err error
+		if k, err = k.Resolve(z); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	sp, err := s.Space(k)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -180,11 +186,10 @@ func kernelParams(s *param.Schema, k *kernel.Kernel, def kernel.Kernel) {
 		}
 		return nil
 	}
-	rbf, _ := kernel.Parse("rbf")
-	param.NumFunc(s, "sigma", fmt.Sprint(rbf.Sigma), "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
+	param.NumFunc(s, "sigma", "auto", "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
 		k.Sigma, k.Gamma = v, 0
 		return exclusive("gamma")
-	}, param.Above(0))
+	}, param.Above(0), param.Auto("½ × the median distance between training rows; docs/parameters.md"))
 	param.NumFunc(s, "gamma", "auto", "RBF: exp(−γ‖x−y‖²), instead of sigma (γ = 1/(2σ²)); poly and sigmoid: the scale of xᵀy (auto: 1)", func(v float64) error {
 		k.Gamma = v
 		return exclusive("sigma")

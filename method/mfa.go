@@ -105,7 +105,7 @@ func mfaGraphs(metric graph.Metric, y []int, k1, k2 int, s graph.Search) (*graph
 // K̃ on both sides (default DefaultKernelAlpha, see there).
 type KMFA struct {
 	K1, K2        int
-	Kernel        kernel.Kernel      // zero: RBF σ = 1
+	Kernel        kernel.Kernel      // zero: RBF, σ from the training rows (sigma=auto)
 	Alpha         param.Opt[float64] // unset: DefaultKernelAlpha
 	GraphInKernel bool
 	PCA           float64

@@ -58,14 +58,14 @@ func ExplainedVariance(f *Fitted, n int) []float64 {
 // (αᵢ = uᵢ/√λᵢ), so the training rows map to uᵢ·√λᵢ and new rows to
 // αᵀ·k̃(x). At most the number of positive eigenvalues (≤ n−1).
 type KPCA struct {
-	Kernel kernel.Kernel // zero value: RBF σ = 1
+	Kernel kernel.Kernel // zero: RBF, σ from the training rows (sigma=auto)
 	Space  KernelSpace
 	Engine
 }
 
 // Params declares the parameters of KPCA.
 func (m *KPCA) Params(s *param.Schema) {
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }

@@ -174,7 +174,7 @@ type KSR struct {
 // Params declares the parameters of KSR.
 func (m *KSR) Params(s *param.Schema) {
 	m.SRParams.Params(s)
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }

@@ -117,6 +117,13 @@ func parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}
+
 // multiFlag collects repeated -p key=value flags.
 type multiFlag []string
 

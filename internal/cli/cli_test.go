@@ -33,7 +33,7 @@ func TestMethodsListsEveryMethodWithParameters(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d", st)
 	}
-	for _, want := range []string{"pca", "lda", "kpca", "gda", "-p sigma=1", "-p alpha=", "C−1"} {
+	for _, want := range []string{"pca", "lda", "kpca", "gda", "-p sigma=auto", "-p alpha=", "C−1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("methods -v output lacks %q", want)
 		}

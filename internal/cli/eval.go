@@ -17,7 +17,7 @@ func runEval(e *env, args []string) error {
 	nu := fs.Int("train-per-class", 0, "random splits with this many training rows per class (faces protocol) instead of CV")
 	repeats := fs.Int("repeats", 1, "number of repeated CV runs or random splits (mean and std reported)")
 	seed := fs.Uint64("seed", 0, "seed of every random choice")
-	scale := fs.String("scale", "minmax", "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
+	scale := fs.String("scale", defaultScale, "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
 	maxDims := fs.Int("max-dims", defaultEvalDims, "evaluate dimensions 1..max-dims (0: all the method gives — n−1 for kernel PCA, which needs every eigenpair)")
 	format := fs.String("format", "text", "output: text, csv, json or markdown")
 	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
@@ -96,6 +96,11 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// defaultScale is the preprocessing fit and eval use unless --scale is
+// given: min-max to [−1, 1] fitted on the training rows, so that one
+// feature's unit cannot dominate distances and kernels.
+const defaultScale = "minmax"
 
 // defaultEvalDims caps the dimensions eval sweeps by default. Methods whose
 // dimension is bounded by the classes (C−1) are unaffected; for the others

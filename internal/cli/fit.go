@@ -50,7 +50,7 @@ func runFit(e *env, args []string) error {
 	df := addDataFlags(fs)
 	name := fs.String("m", "", "method (see 'dimred methods')")
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
-	scale := fs.String("scale", "none", "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list")
+	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
 	out := fs.String("o", "", "model file to write (JSON)")
 	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; methods pca, lda, lqmi; --scale none)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
@@ -71,6 +71,9 @@ func runFit(e *env, args []string) error {
 	}
 	m, kv := ms[0], kvs[0]
 	if *stream {
+		if !flagGiven(fs, "scale") {
+			*scale = "none"
+		}
 		return streamFit(e, df, m, *name, kv, *scale, *chunk, *dims, *out)
 	}
 	ds, err := df.load()

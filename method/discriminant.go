@@ -210,7 +210,7 @@ func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if dims > c-1 {
 		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
 	}
-	prep, err := m.Space.prepare("gda", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "gda", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

@@ -24,6 +24,18 @@ type Engine struct {
 	Eigen linalg.EigenSolver
 	// Linear overrides the linear solver of the regression route.
 	Linear linalg.LinearSolver
+	// Context, when not nil, cancels the fit: the Gram matrix, the graphs'
+	// products and the solvers stop with its error soon after it is done
+	// (see FitContext).
+	Context context.Context
+}
+
+// ctx returns the fit's context (Background when none is set).
+func (e Engine) ctx() context.Context {
+	if e.Context == nil {
+		return context.Background()
+	}
+	return e.Context
 }
 
 // apply sets the engine choices on p; a method's own route is kept unless
@@ -73,7 +85,7 @@ func (s KernelSpace) Space(k kernel.Kernel) (embed.Space, error) {
 // of the fit (and the scale of relative regularisers, the geometry of
 // graphs built in feature space) comes from it, so the Gram matrix is
 // computed once per fit.
-func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
+func (s KernelSpace) prepare(ctx context.Context, name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
 	if s.Kind != SpacePrecomputed {
 		var err error
 		if k, err = k.Resolve(z); err != nil {
@@ -84,7 +96,7 @@ func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	prep, err := sp.Prepare(context.Background(), z)
+	prep, err := sp.Prepare(ctx, z)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -94,7 +106,7 @@ func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed
 // solve solves prob on a prepared representation and wraps the result.
 func solve(name string, e Engine, prob *embed.Problem, prep *embed.Prepared) (*Fitted, error) {
 	e.apply(prob)
-	r, err := prob.Solve(prep)
+	r, err := prob.SolveContext(e.ctx(), prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

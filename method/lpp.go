@@ -334,7 +334,7 @@ func kernelLPP(name string, m KLPP, x *mat.Dense, y []int, sup graph.Supervision
 	if err != nil {
 		return nil, err
 	}
-	prep, err := m.Space.prepare(name, m.Kernel, z)
+	prep, err := m.Space.prepare(m.ctx(), name, m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}

@@ -133,7 +133,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, err := m.Space.prepare("kmfa", m.Kernel, z)
+	prep, err := m.Space.prepare(m.ctx(), "kmfa", m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}

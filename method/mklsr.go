@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -140,7 +139,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx := m.ctx()
 	bases, err := embed.NewKernelBases(ctx, m.Kernels, x)
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)

@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -33,7 +32,7 @@ func (m PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("pca")
 	}
-	prep, err := embed.Linear{}.Prepare(context.Background(), x)
+	prep, err := embed.Linear{}.Prepare(m.ctx(), x)
 	if err != nil {
 		return nil, fmt.Errorf("pca: %w", err)
 	}
@@ -78,7 +77,7 @@ func (m KPCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("kpca")
 	}
-	prep, err := m.Space.prepare("kpca", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "kpca", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

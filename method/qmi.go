@@ -147,7 +147,7 @@ func (m KQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		f.Model = embed.Compose(white, f.Model)
 		return f, nil
 	}
-	prep, err := m.Space.prepare("kqmi", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "kqmi", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

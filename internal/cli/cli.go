@@ -3,14 +3,18 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
@@ -19,6 +23,13 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// ctx is cancelled by Ctrl-C (SIGINT) or SIGTERM: long commands stop
+	// and write nothing.
+	ctx context.Context
+	// quiet (--quiet on any command) silences progress on stderr.
+	quiet bool
+	// now is the clock of progress lines (nil: time.Now).
+	now func() time.Time
 }
 
 type command struct {
@@ -43,15 +54,23 @@ func commands() []command {
 
 // Do runs the dimred command line with args (without the program name) and
 // returns the exit status: 0 on success, 1 on a failed run, 2 on a usage
-// error.
+// error, 130 when interrupted (Ctrl-C or SIGTERM: the command stops and
+// writes no output).
 func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return doContext(ctx, args, stdin, stdout, stderr)
+}
+
+// doContext is Do with the context that interrupts it.
+func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "dimred: internal error: %v\nplease report this with the command line that caused it\n", r)
 			status = 1
 		}
 	}()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		usage(stdout)
 		if len(args) == 0 {
@@ -67,6 +86,10 @@ func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 			}
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
+			}
+			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				fmt.Fprintf(stderr, "dimred %s: interrupted; no output written\n", c.name)
+				return 130
 			}
 			var ue usageError
 			if errors.As(err, &ue) {
@@ -101,6 +124,7 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
+	fs.BoolVar(&e.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
 

@@ -22,6 +22,7 @@ func runEval(e *env, args []string) error {
 	format := fs.String("format", "text", "output: text, csv, json or markdown")
 	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
+	jobs := fs.Int("j", 0, "fits run at once (0: one per CPU), lowered when the estimated memory of that many fits exceeds the available memory")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
 	if err := parse(fs, args); err != nil {
@@ -30,8 +31,8 @@ func runEval(e *env, args []string) error {
 	if *cv != 0 && *nu != 0 {
 		return usagef("--cv and --train-per-class exclude each other")
 	}
-	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 {
-		return usagef("--cv, --train-per-class and --max-dims must be ≥ 0 and --repeats ≥ 1")
+	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 || *jobs < 0 {
+		return usagef("--cv, --train-per-class, --max-dims and -j must be ≥ 0 and --repeats ≥ 1")
 	}
 	if !validFormat(*format) {
 		return usagef("--format %q: want one of %s", *format, strings.Join(evaluate.Formats, ", "))
@@ -41,7 +42,7 @@ func runEval(e *env, args []string) error {
 	if len(names) == 0 {
 		return usagef("-m: no method given")
 	}
-	ms, _, err := buildMethods(names, params)
+	ms, kvs, err := buildMethods(names, params)
 	if err != nil {
 		return err
 	}
@@ -64,13 +65,11 @@ func runEval(e *env, args []string) error {
 		}
 		ds = ds.Subset(idx)
 	}
-	if isTerminal(e.stderr) {
-		proto.Progress = func(done, total int) {
-			fmt.Fprintf(e.stderr, "\r%d/%d fits", done, total)
-			if done == total {
-				fmt.Fprintln(e.stderr)
-			}
-		}
+	prog := e.newProgress("eval")
+	proto.Progress = func(done, total int) { prog.update(done, total, "fits") }
+	proto.Context = e.ctx
+	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs); err != nil {
+		return err
 	}
 	rep, err := evaluate.Run(ds, proto)
 	if err != nil {

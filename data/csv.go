@@ -259,7 +259,12 @@ func defaultLabelColumn(header []string) int {
 // WriteCSV refuses NaN and Inf values, labels out of range, and class names
 // that would not read back as themselves (empty, "?", or with surrounding
 // spaces).
-func WriteCSV(w io.Writer, d *Dataset) error {
+func WriteCSV(w io.Writer, d *Dataset) error { return writeDelimited(w, d, ',') }
+
+// WriteTSV is WriteCSV with tab-separated fields.
+func WriteTSV(w io.Writer, d *Dataset) error { return writeDelimited(w, d, '\t') }
+
+func writeDelimited(w io.Writer, d *Dataset, sep rune) error {
 	if d == nil || d.X == nil {
 		return fmt.Errorf("WriteCSV: dataset %q has no data", d.name())
 	}
@@ -283,6 +288,7 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 	}
 
 	cw := csv.NewWriter(w)
+	cw.Comma = sep
 	rec := make([]string, 0, p+1)
 	if hasY {
 		rec = append(rec, "label")

@@ -174,8 +174,42 @@ func Load(path string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decode(b, path, format, opt)
+}
+
+// ReadFrom reads a data set from r (standard input, say) in opt.Format
+// (default csv), gzipped or not (by its first bytes); name is used in
+// errors. NPY data from a stream has no labels file unless
+// opt.LabelsFile names one.
+func ReadFrom(r io.Reader, name string, opt Options) (*Dataset, error) {
+	if opt.Format == "" {
+		opt.Format = FormatCSV
+	}
+	format, opt, err := resolveFormat(name, opt)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(r)
+	var in io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
+		}
+		in = zr
+	}
+	b, err := io.ReadAll(in)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return decode(b, name, format, opt)
+}
+
+// decode parses the bytes b of a data file in format.
+func decode(b []byte, path, format string, opt Options) (*Dataset, error) {
 	r := bytes.NewReader(b)
 	var d *Dataset
+	var err error
 	switch format {
 	case FormatCSV, FormatTSV:
 		d, err = ReadCSV(r, path, opt)

@@ -52,7 +52,7 @@ func TestFitTransformRoundTrip(t *testing.T) {
 	}
 	var f map[string]any
 	b, _ := os.ReadFile(model)
-	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 2.0 {
+	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 3.0 {
 		t.Fatalf("model file: %v %v", err, f["format"])
 	}
 	outCSV := filepath.Join(dir, "z.csv")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"io"
 	"strings"
 
 	"github.com/dimred/dimred/data"
@@ -18,7 +19,7 @@ type dataFlags struct {
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz) or builtin:NAME")
+	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz), builtin:NAME, or - for standard input (transform; CSV unless --format-in)")
 	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, mat")
 	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
@@ -55,7 +56,26 @@ func (d *dataFlags) options() (data.Options, error) {
 	return opt, nil
 }
 
+// loadFrom is load, reading stdin for -i -.
+func (d *dataFlags) loadFrom(stdin io.Reader) (*data.Dataset, error) {
+	if d.input != "-" {
+		return d.load()
+	}
+	opt, err := d.options()
+	if err != nil {
+		return nil, err
+	}
+	ds, err := data.ReadFrom(stdin, "stdin", opt)
+	if err != nil {
+		return nil, err
+	}
+	return ds, ds.Validate()
+}
+
 func (d *dataFlags) load() (*data.Dataset, error) {
+	if d.input == "-" {
+		return nil, usagef("-i -: this command cannot read standard input; give a file")
+	}
 	if d.input == "" {
 		return nil, usagef("no input: give -i FILE or -i builtin:NAME (see 'dimred datasets')")
 	}

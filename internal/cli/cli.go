@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/dimred/dimred/internal/version"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
 )
@@ -72,10 +73,18 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		if len(args) == 0 {
-			return 2
+		if len(args) == 2 && args[0] == "help" {
+			args = []string{args[1], "-h"} // help COMMAND
+		} else {
+			usage(stdout)
+			if len(args) == 0 {
+				return 2
+			}
+			return 0
 		}
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version.String())
 		return 0
 	}
 	for _, c := range commands() {
@@ -107,11 +116,13 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "dimred: supervised dimensionality reduction by graph embedding")
+	fmt.Fprintln(w, "\nusage: dimred COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, paperNames(c.summary))
 	}
-	fmt.Fprintln(w, "\nrun 'dimred COMMAND -h' for a command's flags")
+	fmt.Fprintln(w, "\nrun 'dimred COMMAND -h' (or 'dimred help COMMAND') for a command's description, examples and flags;")
+	fmt.Fprintln(w, "'dimred --version' for the version. Every command takes --quiet (no progress on stderr).")
 }
 
 // usageError marks errors in the command line itself (exit status 2).
@@ -119,24 +130,43 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// newFlags returns a flag set whose errors are returned, not printed to
-// os.Stderr, with usage written to e.stderr.
+// newFlags returns a flag set whose errors are returned (Do prints them
+// with the usage line on stderr), and whose -h prints the command's help
+// on stdout (printHelp; a command may set its own fs.Usage).
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.stdout)
+	fs.Usage = func() { printHelp(fs.Output(), fs) }
 	fs.BoolVar(&e.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
 
+// parse parses the flags of a command that takes no positional
+// arguments; flags may follow a stray argument, which is then reported.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	help := fs.Usage
+	fs.Usage = func() {}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	var stray []string
+	for {
+		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(out)
+			help()
 			return err
 		}
-		return usageError{err}
+		if err != nil {
+			return usageError{err}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		stray = append(stray, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags must come before it?)", fs.Arg(0))
+	if len(stray) > 0 {
+		return usagef("unexpected argument %q: this command takes flags only", stray[0])
 	}
 	return nil
 }

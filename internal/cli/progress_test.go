@@ -87,3 +87,35 @@ func TestEvalJobs(t *testing.T) {
 		t.Errorf("Nyström estimate %d not far below the exact one", ny)
 	}
 }
+
+// Help is on stdout with a description and examples; --version prints
+// the version; user-facing text names papers by author and year.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range commands() {
+		st, out, errs := run(t, c.name, "-h")
+		if c.name == "reproduce" {
+			continue // its subcommands have their own flags
+		}
+		if st != 0 || errs != "" || !strings.Contains(out, "usage: dimred "+c.name) || !strings.Contains(out, "flags:") || !strings.Contains(strings.ToLower(out), "example") {
+			t.Errorf("%s -h: status %d, stderr %q, stdout:\n%s", c.name, st, errs, out)
+		}
+		if regexp.MustCompile(`seed 00\d`).MatchString(out) {
+			t.Errorf("%s -h names a seed file:\n%s", c.name, out)
+		}
+	}
+	st, out, _ := run(t, "--version")
+	if st != 0 || !strings.HasPrefix(out, "dimred ") {
+		t.Errorf("--version: %d %q", st, out)
+	}
+	_, out, _ = run(t, "methods")
+	if strings.Contains(out, "seed 00") || !strings.Contains(out, "Bouzas et al. 2015") {
+		t.Errorf("methods names seed files:\n%s", out)
+	}
+	if got := paperNames("seed 000 eq. 3; baseline in seeds 000, 004; seed 001 (Liu & Gillies 2016); seeds 000-004; seed 003 (Table 1)"); got != "Bouzas et al. 2015 eq. 3; baseline in Bouzas et al. 2015, Zhao 2014; Liu & Gillies 2016; the five papers; Yang et al. 2009 (Table 1)" {
+		t.Errorf("paperNames: %q", got)
+	}
+	// Flags may follow a stray argument, which is reported.
+	if st, _, errs := run(t, "datasets", "extra", "--quiet"); st != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
+		t.Errorf("stray argument: %d %q", st, errs)
+	}
+}

@@ -421,7 +421,7 @@ func quoteList(names []string, max int) string {
 	q := func(s []string) string {
 		out := make([]string, len(s))
 		for i, n := range s {
-			out[i] = strconv.Quote(n)
+			out[i] = strconv.Quote(short(n))
 		}
 		return strings.Join(out, ", ")
 	}

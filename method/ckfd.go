@@ -89,6 +89,9 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	parts, tol, theta := m.Parts, m.NullTol, m.Theta
 	c := classesPresent(y)
+	if dims < 0 {
+		return nil, fmt.Errorf("ckfd: dims: %d requested; must be ≥ 0 (0 = all)", dims)
+	}
 	if dims > 2*(c-1) {
 		return nil, fmt.Errorf("ckfd: %d dimensions requested, but CKFD gives at most 2(C−1) = %d for %d classes", dims, 2*(c-1), c)
 	}

@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -201,7 +202,10 @@ func kernelParams(s *param.Schema, k *kernel.Kernel, def kernel.Kernel) {
 	param.NumFunc(s, "sigma", "auto", "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
 		k.Sigma, k.Gamma = v, 0
 		return exclusive("gamma")
-	}, param.Above(0), param.Auto("½ × the median distance between training rows; docs/parameters.md"))
+	}, param.Above(0), param.Check("such that γ = 1/(2σ²) is finite and > 0", func(v float64) bool {
+		g := 1 / (2 * v * v)
+		return g > 0 && !math.IsInf(g, 0)
+	}), param.Auto("½ × the median distance between training rows; docs/parameters.md"))
 	param.NumFunc(s, "gamma", "auto", "RBF: exp(−γ‖x−y‖²), instead of sigma (γ = 1/(2σ²)); poly and sigmoid: the scale of xᵀy (auto: 1)", func(v float64) error {
 		k.Gamma = v
 		return exclusive("sigma")

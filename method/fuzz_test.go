@@ -3,6 +3,7 @@ package method
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -43,24 +44,37 @@ func FuzzLoadPipeline(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := LoadPipeline(bytes.NewReader(b))
-		if err != nil {
-			return
-		}
-		if p.Features < 1 || p.Features > 1<<16 {
-			return
-		}
-		x := mat.NewDense(3, p.Features, nil)
-		for i := range 3 {
-			for j := range p.Features {
-				x.Set(i, j, float64(i-j))
-			}
-		}
-		z, err := p.Transform(x)
-		if err == nil {
-			if r, c := z.Dims(); r != 3 || c != p.Dims() {
-				t.Fatalf("%d×%d output for 3 rows and %d dims", r, c, p.Dims())
+		fuzzPipeline(t, b)
+		// The same content with a valid checksum, so that the decoders
+		// behind the checksum are fuzzed too.
+		var file File
+		if json.Unmarshal(b, &file) == nil && file.Version >= 3 {
+			file.Checksum, _ = file.checksum()
+			if resigned, err := json.Marshal(file); err == nil {
+				fuzzPipeline(t, resigned)
 			}
 		}
 	})
+}
+
+func fuzzPipeline(t *testing.T, b []byte) {
+	p, err := LoadPipeline(bytes.NewReader(b))
+	if err != nil {
+		return
+	}
+	if p.Features < 1 || p.Features > 1<<16 {
+		return
+	}
+	x := mat.NewDense(3, p.Features, nil)
+	for i := range 3 {
+		for j := range p.Features {
+			x.Set(i, j, float64(i-j))
+		}
+	}
+	z, err := p.Transform(x)
+	if err == nil {
+		if r, c := z.Dims(); r != 3 || c != p.Dims() {
+			t.Fatalf("%d×%d output for 3 rows and %d dims", r, c, p.Dims())
+		}
+	}
 }

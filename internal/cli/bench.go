@@ -41,7 +41,7 @@ func runBench(e *env, args []string) error {
 		return usagef("--format %q: want text or json", *format)
 	}
 	o := bench.Options{DataDir: *dataDir, Workloads: splitList(*workloads), Repeat: *repeat, Scale: *scale,
-		Peer: *peer, Python: *python, PeerScript: *script, WorkDir: *work, Log: e.stderr}
+		Peer: *peer, Python: *python, PeerScript: *script, WorkDir: *work, Log: e.progressLog()}
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}

@@ -38,6 +38,15 @@ func (e *env) newProgress(label string) *progress {
 	return &progress{w: e.stderr, tty: isTerminal(e.stderr), label: label, start: now(), now: now}
 }
 
+// progressLog is where a command's own progress lines go: stderr, or
+// nowhere with --quiet.
+func (e *env) progressLog() io.Writer {
+	if e.quiet {
+		return io.Discard
+	}
+	return e.stderr
+}
+
 // note writes one line (timestamped unless on a terminal).
 func (p *progress) note(format string, a ...any) {
 	if p == nil {

@@ -178,7 +178,7 @@ func parseLIBSVMLine(s string, line int, name string, opt Options, row []svmEntr
 			return "", row, false, lineErr(name, line, "token %q: index %q is not a positive integer (LIBSVM indices start at 1)", short(f), short(is))
 		}
 		if opt.NumFeatures > 0 && idx > opt.NumFeatures {
-			return "", row, false, lineErr(name, line, "token %q: index %d exceeds the dimension %d set by NumFeatures", short(f), idx, opt.NumFeatures)
+			return "", row, false, lineErr(name, line, "token %q: index %d exceeds the dimension %d set by --features (Options.NumFeatures)", short(f), idx, opt.NumFeatures)
 		}
 		v, msg := parseNumber(vs)
 		if msg != "" {
@@ -209,5 +209,5 @@ func errLIBSVMEmpty(name string) error {
 }
 
 func errLIBSVMNoFeatures(name string) error {
-	return lineErr(name, 0, "no features: no row has an index:value pair (set NumFeatures to fix the dimension)")
+	return lineErr(name, 0, "no features: no row has an index:value pair (give the dimension with --features, Options.NumFeatures)")
 }

@@ -276,7 +276,7 @@ func checkOptions(name string, opt Options) error {
 		return fmt.Errorf("%s: --mat-samples (Options.MatSamples) is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
 	}
 	if opt.NumFeatures < 0 {
-		return fmt.Errorf("%s: Options.NumFeatures is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
+		return fmt.Errorf("%s: --features (Options.NumFeatures) is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
 	}
 	return nil
 }

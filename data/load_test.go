@@ -98,7 +98,7 @@ func TestLoadErrors(t *testing.T) {
 	_, err = Load(csv, Options{MatSamples: "cols"})
 	wantErr(t, "bad MatSamples", err, `--mat-samples (Options.MatSamples) is "cols"`)
 	_, err = Load(csv, Options{NumFeatures: -1})
-	wantErr(t, "bad NumFeatures", err, "NumFeatures is -1")
+	wantErr(t, "bad NumFeatures", err, "(Options.NumFeatures) is -1")
 	_, err = Load(writeTemp(t, dir, "empty.csv", ""), Options{})
 	wantErr(t, "empty file", err, "empty.csv", "empty file")
 

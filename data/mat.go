@@ -148,7 +148,7 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if len(list) > 0 {
 			has = "variables " + strings.Join(list, ", ")
 		}
-		return nil, fmt.Errorf("%s: no %s variable %q; the file has %s (choose others with Options.MatFeatures and Options.MatLabels)", name, role, want, has)
+		return nil, fmt.Errorf("%s: no %s variable %q; the file has %s (choose others with --mat-fea and --mat-gnd: Options.MatFeatures, Options.MatLabels)", name, role, want, has)
 	}
 
 	fv, err := find(featName, "feature")

@@ -15,6 +15,7 @@ type dataFlags struct {
 	format, labelCol, classAttr, drop, missing       string
 	nominal, labels, matFea, matGnd, matSamples, sep string
 	noLabels, noHeader                               bool
+	features                                         int
 }
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
@@ -33,6 +34,7 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator (default ',')")
 	fs.BoolVar(&d.noLabels, "no-labels", false, "the data has no label column")
 	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
+	fs.IntVar(&d.features, "features", 0, "LIBSVM: the number of features (0: the largest index in the file)")
 	return d
 }
 
@@ -41,7 +43,7 @@ func (d *dataFlags) options() (data.Options, error) {
 	opt := data.Options{
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
-		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples,
+		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
 	}
 	if d.drop != "" {
 		opt.Drop = strings.Split(d.drop, ",")

@@ -211,6 +211,9 @@ func TestReadARFFErrors(t *testing.T) {
 
 func FuzzReadARFF(f *testing.F) {
 	f.Add(quirkyARFF)
+	for _, file := range []string{"iris", "credit.a", "zoo", "dermatology"} { // real files: nominal, missing, string attributes
+		f.Add(sharedSeed(f, "data/uci/"+file+".arff", 6000))
+	}
 	f.Add("@relation s\n@attribute a numeric\n@attribute b {x,y}\n@attribute class {p,q}\n@data\n{0 1.5, 1 y}\n1,x,p,{2}\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, opt := range []Options{{}, {Missing: "drop", Nominal: "onehot"}} {

@@ -9,16 +9,21 @@ import (
 	"github.com/dimred/dimred/internal/testdata"
 )
 
-// sharedSeed returns the first lines (up to about max bytes) of a file
-// of ../shared/data, decompressed: real data as a fuzzing seed.
-func sharedSeed(f *testing.F, rel string, max int) string {
+// sharedBytes returns (up to max bytes of) a file of ../shared/data,
+// decompressed: real data as a fuzzing seed.
+func sharedBytes(f *testing.F, rel string, max int) []byte {
 	rc, err := openInput(testdata.Path(f, rel))
 	if err != nil {
 		f.Fatal(err)
 	}
 	defer rc.Close()
 	b, _ := io.ReadAll(io.LimitReader(rc, int64(max)))
-	s := string(b)
+	return b
+}
+
+// sharedSeed is sharedBytes of a text file, cut after its last whole line.
+func sharedSeed(f *testing.F, rel string, max int) string {
+	s := string(sharedBytes(f, rel, max))
 	if i := strings.LastIndexByte(s, '\n'); i > 0 {
 		s = s[:i+1]
 	}

@@ -41,11 +41,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"methods", "methods [-v]", "list the methods (-v: with their parameters and defaults)", runMethods},
-		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit a method and save the model (JSON)", runFit},
-		{"transform", "transform --model MODEL -i DATA [-o OUT]", "embed new rows with a saved model (CSV, label column first)", runTransform},
+		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit the preprocessing and a method and save them as one model file", runFit},
+		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy[.gz]|-] [-k DIMS]", "embed new rows with a saved model (its preprocessing first)", runTransform},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
-		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
+		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [-j N] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
 		{"reproduce", "reproduce seed000 [--shared ../shared] [--tables II-III|IV-V] [--datasets Iris,Wine] [-m GDA,KPCA] [--format markdown] | reproduce seed001 [-o DIR] | reproduce seed004 [-o DIR] [--datasets ORL,ExtendedYaleB] [--mnist]", "re-run a paper's table and print it beside the published numbers", runReproduce},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},

@@ -41,9 +41,9 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 		m = min(m, nn)
 		return split + (3*nn*m+3*m*m)*f
 	case kernelMethod:
-		copies := int64(kernelCopies)
-		if info.Name == "mklsr" {
-			copies += 3 // one centred Gram matrix per base kernel
+		copies, ok := kernelCopies[info.Name]
+		if !ok {
+			copies = defaultKernelCopies
 		}
 		return split + copies*nn*nn*f
 	}
@@ -51,8 +51,16 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 }
 
 // kernelCopies is the number of n×n matrices a kernel fit holds at its
-// peak (Gram matrix, centred copy, factor or eigen-solver workspace).
-const kernelCopies = 4
+// peak (Gram matrix, centred copy, factor or eigen-solver workspace),
+// rounded up from the peaks measured in docs/performance.md (Memory):
+// KPCA 1.1·n², the dense dual route of the LPP/MFA family 12.4·n², KNDA
+// 8.3·n²; the regression route (GDA, KQMI, KSR, CKFD) 2.1·n², and
+// 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows.
+// MKL-SR holds one centred Gram matrix per base kernel besides.
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "mklsr": 6}
+
+// defaultKernelCopies is kernelCopies of the other kernel methods.
+const defaultKernelCopies = 4
 
 // availableMemory returns the bytes the system says are available
 // (MemAvailable of /proc/meminfo, capped by a cgroup v2 memory.max), or

@@ -80,7 +80,7 @@ func TestEvalJobs(t *testing.T) {
 	}
 	gda, _ := method.Lookup("gda")
 	a, b := fitMemory(gda, nil, 1000, 10), fitMemory(gda, nil, 2000, 10)
-	if a < kernelCopies*8*1000*1000 || b < 4*a-4*8*2000*10*4 {
+	if a < defaultKernelCopies*8*1000*1000 || b < 4*a-4*8*2000*10*4 {
 		t.Errorf("kernel estimate %d at n = 1000, %d at n = 2000", a, b)
 	}
 	if ny := fitMemory(gda, map[string]string{"space": "nystrom", "landmarks": "100"}, 10000, 10); ny >= fitMemory(gda, nil, 10000, 10)/10 {

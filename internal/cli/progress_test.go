@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/method"
 )
 
@@ -117,5 +119,35 @@ func TestHelpAndVersion(t *testing.T) {
 	// Flags may follow a stray argument, which is reported.
 	if st, _, errs := run(t, "datasets", "extra", "--quiet"); st != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
 		t.Errorf("stray argument: %d %q", st, errs)
+	}
+}
+
+// The default RBF width works on data whose rows are far from one unit
+// apart: GDA on the ORL faces (1024 pixels scaled to [−1, 1], median
+// distance ≈ 17) with sigma=auto is far under chance (2.2 % measured in
+// docs/parameters.md), where the papers' σ = 1 was near chance (68 %).
+func TestEvalDefaultSigmaOnFaces(t *testing.T) {
+	orl := testdata.Path(t, "data/faces/orl_32x32.csv.gz")
+	minErr := func(extra ...string) float64 {
+		args := append([]string{"eval", "-i", orl, "-m", "gda", "-c", "ncc", "--cv", "5", "--format", "json", "--quiet"}, extra...)
+		st, out, errs := run(t, args...)
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, errs)
+		}
+		var rep struct {
+			Results []struct {
+				MinError float64 `json:"min_error"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Results) != 1 {
+			t.Fatalf("report %q: %v", out, err)
+		}
+		return rep.Results[0].MinError
+	}
+	if e := minErr(); e > 0.06 {
+		t.Errorf("sigma=auto: min error %.3f, want ≤ 0.06", e)
+	}
+	if e := minErr("-p", "sigma=1"); e < 0.5 {
+		t.Errorf("sigma=1: min error %.3f; the comparison assumes σ = 1 fails on ORL", e)
 	}
 }

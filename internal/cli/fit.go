@@ -101,7 +101,7 @@ func runFit(e *env, args []string) error {
 	if err := e.writeFile(*out, p.Save); err != nil {
 		return err
 	}
-	e.printf("fitted %s on %s (%d rows, %d features) → %d dimensions; model written to %s\n", *name, df.input, r, c, p.Dims(), *out)
+	e.status(*out, "fitted %s on %s (%d rows, %d features) → %d dimensions; model written to %s\n", *name, df.input, r, c, p.Dims(), *out)
 	return nil
 }
 
@@ -142,7 +142,7 @@ func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[strin
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
-	e.printf("fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
+	e.status(out, "fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
 	return nil
 }
 

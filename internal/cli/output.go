@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"io"
 
 	"github.com/dimred/dimred/data"
@@ -14,4 +15,14 @@ func (e *env) writeFile(path string, write func(io.Writer) error) error {
 		return write(e.stdout)
 	}
 	return data.WriteFile(path, write)
+}
+
+// status prints a command's closing line: on stdout, or on stderr when
+// the output itself went to stdout (-o -).
+func (e *env) status(out, format string, a ...any) {
+	w := e.stdout
+	if out == "-" {
+		w = e.stderr
+	}
+	fmt.Fprintf(w, format, a...)
 }

@@ -114,3 +114,15 @@ func TestFailedRunKeepsExistingOutput(t *testing.T) {
 		}
 	}
 }
+
+// fit -o - writes the model (only) to stdout, its status line to stderr.
+func TestFitToStdout(t *testing.T) {
+	st, out, errs := run(t, "fit", "-m", "lda", "-i", "builtin:iris", "-o", "-")
+	if st != 0 || !strings.Contains(errs, "model written to -") {
+		t.Fatalf("status %d, stderr %q", st, errs)
+	}
+	p, err := method.LoadPipeline(strings.NewReader(out))
+	if err != nil || p.Method != "lda" {
+		t.Errorf("stdout is not the model: %v", err)
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/preprocess"
 )
 
@@ -195,4 +197,25 @@ func LoadPipeline(r io.Reader) (*Pipeline, error) {
 		return nil, fmt.Errorf("model file %s: %d feature names for %d features", name, n, p.Features)
 	}
 	return p, nil
+}
+
+// Kernels returns the kernels of the fitted model, with the widths the
+// fit resolved (sigma=auto): what a user needs to know to reproduce it.
+// Linear models have none.
+func (p *Pipeline) Kernels() []kernel.Kernel { return modelKernels(p.Model.Model) }
+
+func modelKernels(m embed.Model) []kernel.Kernel {
+	switch t := m.(type) {
+	case *embed.KernelModel:
+		return []kernel.Kernel{t.Kernel}
+	case *embed.NystromModel:
+		return []kernel.Kernel{t.Kernel}
+	case embed.Chain:
+		var out []kernel.Kernel
+		for _, part := range t {
+			out = append(out, modelKernels(part)...)
+		}
+		return out
+	}
+	return nil
 }

@@ -101,7 +101,11 @@ func runFit(e *env, args []string) error {
 	if err := e.writeFile(*out, p.Save); err != nil {
 		return err
 	}
-	e.status(*out, "fitted %s on %s (%d rows, %d features) → %d dimensions; model written to %s\n", *name, df.input, r, c, p.Dims(), *out)
+	kern := ""
+	for _, k := range p.Kernels() {
+		kern += ", kernel " + k.String()
+	}
+	e.status(*out, "fitted %s on %s (%d rows, %d features%s) → %d dimensions; model written to %s\n", *name, df.input, r, c, kern, p.Dims(), *out)
 	return nil
 }
 

@@ -126,3 +126,11 @@ func TestFitToStdout(t *testing.T) {
 		t.Errorf("stdout is not the model: %v", err)
 	}
 }
+
+// fit names the kernel with the width the fit chose (sigma=auto resolved).
+func TestFitNamesResolvedKernel(t *testing.T) {
+	st, out, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(out, "kernel rbf(sigma=") || strings.Contains(out, "auto") {
+		t.Errorf("status %d, stdout %q, stderr %q", st, out, errs)
+	}
+}

@@ -198,9 +198,9 @@ func ReadFrom(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		in = zr
 	}
-	b, err := io.ReadAll(in)
+	b, err := readAllLimited(in, name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return decode(b, name, format, opt)
 }
@@ -281,6 +281,24 @@ func checkOptions(name string, opt Options) error {
 	return nil
 }
 
+// MaxInputBytes bounds the bytes a reader holds after decompression (a
+// gzipped file, a compressed MAT element, a stream): a small file that
+// would expand beyond it (a "zip bomb", or a header implying an array
+// larger than memory) is an error instead of an exhausted machine.
+var MaxInputBytes int64 = 16 << 30
+
+// readAllLimited reads r whole, refusing more than MaxInputBytes.
+func readAllLimited(r io.Reader, name string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > MaxInputBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes after decompression (data.MaxInputBytes); refusing to hold it in memory", name, MaxInputBytes)
+	}
+	return b, nil
+}
+
 // readFile returns the contents of path, decompressed if the name ends in
 // ".gz".
 func readFile(path string) ([]byte, error) {
@@ -289,7 +307,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	return readAllLimited(rc, path)
 }
 
 // openInput opens the file at path for reading, decompressing it on the

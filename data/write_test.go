@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -55,5 +56,29 @@ func TestWriteFileAtomic(t *testing.T) {
 		if got != c.want || (c.want == "") != (err != nil) {
 			t.Errorf("OutputFormat(%s) = %q, %v", c.path, got, err)
 		}
+	}
+}
+
+// A small compressed input that expands beyond MaxInputBytes is refused,
+// as a gzipped file and as a stream.
+func TestMaxInputBytes(t *testing.T) {
+	defer func(v int64) { MaxInputBytes = v }(MaxInputBytes)
+	MaxInputBytes = 1 << 20
+	p := filepath.Join(t.TempDir(), "bomb.csv.gz")
+	err := WriteFile(p, func(w io.Writer) error {
+		w.Write([]byte("a,label\n"))
+		_, err := w.Write(make([]byte, 2<<20))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, Options{}); err == nil || !strings.Contains(err.Error(), "MaxInputBytes") {
+		t.Errorf("Load: %v", err)
+	}
+	f, _ := os.Open(p)
+	defer f.Close()
+	if _, err := ReadFrom(f, "stdin", Options{}); err == nil || !strings.Contains(err.Error(), "MaxInputBytes") {
+		t.Errorf("ReadFrom: %v", err)
 	}
 }

@@ -1,6 +1,8 @@
 package dimred_test
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 
 	"github.com/dimred/dimred/datasets"
@@ -27,4 +29,29 @@ func Example() {
 	r, c := z.Dims()
 	fmt.Println(r, c)
 	// Output: 178 2
+}
+
+// Fit a pipeline (min-max scaling + GDA with its RBF width from the data),
+// save it with its preprocessing and metadata, load it back and embed raw
+// rows: the same model file 'dimred fit' writes and 'dimred transform'
+// reads.
+func Example_pipeline() {
+	ctx := context.Background() // cancel it to stop a long fit
+	ds := datasets.Wine()
+	p, err := method.PipelineSpec{Method: "gda", Scale: "minmax"}.Fit(ctx, ds)
+	if err != nil {
+		panic(err)
+	}
+	var file bytes.Buffer // or an *os.File
+	if err := p.Save(&file); err != nil {
+		panic(err)
+	}
+	q, err := method.LoadPipeline(&file) // checks format, version and checksum
+	if err != nil {
+		panic(err)
+	}
+	z, _ := q.Transform(ds.X) // raw rows: the saved scaling is applied first
+	r, c := z.Dims()
+	fmt.Println(q.Method, q.Features, r, c)
+	// Output: gda 13 178 2
 }

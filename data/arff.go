@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -82,7 +83,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 			return nil, lineErr(name, dataLine, "cannot drop attribute %q: %v", spec, err)
 		}
 		if i == classIdx {
-			return nil, lineErr(name, attrs[i].line, "attribute %q is the class attribute and cannot be dropped (use NoLabels for unlabelled data, or pick another ClassAttr)", attrs[i].name)
+			return nil, lineErr(name, attrs[i].line, "attribute %q is the class attribute and cannot be dropped (give --no-labels for unlabelled data, or another --class-attr)", attrs[i].name)
 		}
 		dropped[i] = true
 	}
@@ -100,7 +101,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		switch a.kind {
 		case arffString, arffDate:
-			return nil, lineErr(name, a.line, "attribute %q is a %s attribute, which cannot be a feature; drop it (Options.Drop)", a.name, arffKindName[a.kind])
+			return nil, lineErr(name, a.line, "attribute %q is a %s attribute, which cannot be a feature; drop it with --drop (data.Options.Drop)", a.name, arffKindName[a.kind])
 		}
 		start[i] = len(featNames)
 		if a.kind == arffNominal && onehot {
@@ -177,7 +178,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 				}
 				if a.kind == arffNominal {
 					if _, ok := a.index[f.text]; !ok {
-						return nil, lineErr(name, lr.line, "class attribute %q: value %q is not one of its declared values {%s}", a.name, f.text, strings.Join(a.values, ", "))
+						return nil, lineErr(name, lr.line, "class attribute %q: value %q is not one of its declared values {%s}", a.name, short(f.text), strings.Join(a.values, ", "))
 					}
 				}
 				label = f.text
@@ -191,7 +192,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 					missing = true
 					continue
 				}
-				return nil, lineErr(name, lr.line, "attribute %q is missing ('?'); use the drop-missing option (Options.Missing = \"drop\")", a.name)
+				return nil, lineErr(name, lr.line, "attribute %q is missing ('?'); give --missing drop (data.Options.Missing = \"drop\") to drop such rows", a.name)
 			}
 			switch a.kind {
 			case arffNumeric:
@@ -203,7 +204,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 			case arffNominal:
 				k, ok := a.index[f.text]
 				if !ok {
-					return nil, lineErr(name, lr.line, "attribute %q: value %q is not one of its declared values {%s}", a.name, f.text, strings.Join(a.values, ", "))
+					return nil, lineErr(name, lr.line, "attribute %q: value %q is not one of its declared values {%s}", a.name, short(f.text), strings.Join(a.values, ", "))
 				}
 				switch {
 				case onehot:
@@ -596,5 +597,17 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
 	return s[:n] + "..."
+}
+
+// short cuts a value quoted in an error message to its first 40 bytes,
+// saying how long it was: a bad 5 MB field is not echoed whole.
+func short(s string) string {
+	if len(s) <= 48 {
+		return s
+	}
+	return fmt.Sprintf("%s (%d bytes)", truncate(s, 40), len(s))
 }

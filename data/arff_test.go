@@ -56,7 +56,7 @@ func TestReadARFFQuirks(t *testing.T) {
 
 	// Missing values are rejected by default, naming file, line, attribute.
 	_, err = readARFFString(quirkyARFF, Options{})
-	if err == nil || err.Error() != `t.arff:13: attribute "age" is missing ('?'); use the drop-missing option (Options.Missing = "drop")` {
+	if err == nil || err.Error() != `t.arff:13: attribute "age" is missing ('?'); give --missing drop (data.Options.Missing = "drop") to drop such rows` {
 		t.Errorf("missing value error = %v", err)
 	}
 	// ... unless the attribute is dropped.
@@ -182,7 +182,7 @@ func TestReadARFFErrors(t *testing.T) {
 		{"bad nominal", hdr + "1,w,p\n", Options{}, []string{"t.arff:6", `attribute "b"`, `value "w" is not one of its declared values {x, y}`}},
 		{"bad class", hdr + "1,x,r\n", Options{}, []string{"t.arff:6", `class attribute "class"`, `value "r"`}},
 		{"ragged", hdr + "1,x\n", Options{}, []string{"t.arff:6", "row has 2 values", "declares 3 attributes"}},
-		{"missing", hdr + "?,x,p\n", Options{}, []string{"t.arff:6", `attribute "a" is missing ('?'); use the drop-missing option`}},
+		{"missing", hdr + "?,x,p\n", Options{}, []string{"t.arff:6", `attribute "a" is missing ('?'); give --missing drop`}},
 		{"all dropped", hdr + "?,x,p\n", Options{Missing: "drop"}, []string{"t.arff:5", "all 1 rows have missing values"}},
 		{"string attr", "@relation r\n@attribute name string\n@attribute a numeric\n@data\n'x',1\n", Options{NoLabels: true}, []string{"t.arff:2", `attribute "name" is a string attribute`, "drop it"}},
 		{"date attr", "@relation r\n@attribute when date 'yyyy'\n@attribute a numeric\n@data\n'x',1\n", Options{NoLabels: true}, []string{"t.arff:2", `"when" is a date attribute`}},
@@ -211,6 +211,9 @@ func TestReadARFFErrors(t *testing.T) {
 
 func FuzzReadARFF(f *testing.F) {
 	f.Add(quirkyARFF)
+	for _, file := range []string{"iris", "credit.a", "zoo", "dermatology"} { // real files: nominal, missing, string attributes
+		f.Add(sharedSeed(f, "data/uci/"+file+".arff", 6000))
+	}
 	f.Add("@relation s\n@attribute a numeric\n@attribute b {x,y}\n@attribute class {p,q}\n@data\n{0 1.5, 1 y}\n1,x,p,{2}\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, opt := range []Options{{}, {Missing: "drop", Nominal: "onehot"}} {

@@ -187,9 +187,9 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 	}
 	if len(rec) != c.ncols {
 		if len(rec) < c.ncols {
-			return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; column %q is missing", len(rec), c.ncols, c.header[len(rec)])
+			return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; column %q is missing", len(rec), c.ncols, short(c.header[len(rec)]))
 		}
-		return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; extra value %q", len(rec), c.ncols, rec[c.ncols])
+		return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; extra value %q", len(rec), c.ncols, short(rec[c.ncols]))
 	}
 	for j, s := range rec {
 		if j == c.labelCol {
@@ -199,7 +199,7 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 		v, msg := parseNumber(s)
 		if msg != "" {
 			l, _ := c.cr.FieldPos(j)
-			return vals, "", 0, false, lineErr(c.name, l, "column %q: %s", c.header[j], msg)
+			return vals, "", 0, false, lineErr(c.name, l, "column %q: %s", short(c.header[j]), msg)
 		}
 		vals = append(vals, v)
 	}
@@ -222,7 +222,7 @@ func (c *csvRows) readErr(err error) error {
 
 // labelErr is the error for the label of the row at line.
 func (c *csvRows) labelErr(line int, msg string) error {
-	return lineErr(c.name, line, "column %q: %s", c.header[c.labelCol], msg)
+	return lineErr(c.name, line, "column %q: %s", short(c.header[c.labelCol]), msg)
 }
 
 // noRowsErr is the error for a table without data rows.
@@ -259,7 +259,12 @@ func defaultLabelColumn(header []string) int {
 // WriteCSV refuses NaN and Inf values, labels out of range, and class names
 // that would not read back as themselves (empty, "?", or with surrounding
 // spaces).
-func WriteCSV(w io.Writer, d *Dataset) error {
+func WriteCSV(w io.Writer, d *Dataset) error { return writeDelimited(w, d, ',') }
+
+// WriteTSV is WriteCSV with tab-separated fields.
+func WriteTSV(w io.Writer, d *Dataset) error { return writeDelimited(w, d, '\t') }
+
+func writeDelimited(w io.Writer, d *Dataset, sep rune) error {
 	if d == nil || d.X == nil {
 		return fmt.Errorf("WriteCSV: dataset %q has no data", d.name())
 	}
@@ -283,6 +288,7 @@ func WriteCSV(w io.Writer, d *Dataset) error {
 	}
 
 	cw := csv.NewWriter(w)
+	cw.Comma = sep
 	rec := make([]string, 0, p+1)
 	if hasY {
 		rec = append(rec, "label")

@@ -125,6 +125,13 @@ func TestReadCSVErrors(t *testing.T) {
 		_, err := readCSVString(c.in, c.opt)
 		wantErr(t, c.name, err, c.wants...)
 	}
+	// A long bad field is quoted by its first 40 bytes and its length.
+	long := strings.Repeat("x", 5<<20)
+	_, err := readCSVString("label,a,b\n0,1,"+long+"\n", Options{})
+	wantErr(t, "long field", err, `column "b"`, `cannot parse "`+strings.Repeat("x", 40)+`... (5242880 bytes)"`)
+	if len(err.Error()) > 200 {
+		t.Errorf("long field: the error is %d bytes long", len(err.Error()))
+	}
 }
 
 func TestWriteCSVRoundTrip(t *testing.T) {

@@ -155,10 +155,10 @@ func parseLIBSVMLine(s string, line int, name string, opt Options, row []svmEntr
 		label = fields[0]
 		fields = fields[1:]
 		if strings.Contains(label, ",") && !opt.NoLabels {
-			return "", row, false, lineErr(name, line, "label %q: multi-label rows are not supported; want one label per row", label)
+			return "", row, false, lineErr(name, line, "label %q: multi-label rows are not supported; want one label per row", short(label))
 		}
 	} else if !opt.NoLabels {
-		return "", row, false, lineErr(name, line, "row starts with %q: want a label before the index:value pairs (or set NoLabels for unlabelled data)", fields[0])
+		return "", row, false, lineErr(name, line, "row starts with %q: want a label before the index:value pairs (or give --no-labels for unlabelled data)", short(fields[0]))
 	}
 	if row == nil {
 		row = make([]svmEntry, 0, len(fields))
@@ -167,7 +167,7 @@ func parseLIBSVMLine(s string, line int, name string, opt Options, row []svmEntr
 	for _, f := range fields {
 		k := strings.IndexByte(f, ':')
 		if k < 0 {
-			return "", row, false, lineErr(name, line, "token %q: want index:value", f)
+			return "", row, false, lineErr(name, line, "token %q: want index:value", short(f))
 		}
 		is, vs := f[:k], f[k+1:]
 		if is == "qid" {
@@ -175,10 +175,10 @@ func parseLIBSVMLine(s string, line int, name string, opt Options, row []svmEntr
 		}
 		idx, err := strconv.Atoi(is)
 		if err != nil || idx < 1 {
-			return "", row, false, lineErr(name, line, "token %q: index %q is not a positive integer (LIBSVM indices start at 1)", f, is)
+			return "", row, false, lineErr(name, line, "token %q: index %q is not a positive integer (LIBSVM indices start at 1)", short(f), short(is))
 		}
 		if opt.NumFeatures > 0 && idx > opt.NumFeatures {
-			return "", row, false, lineErr(name, line, "token %q: index %d exceeds the dimension %d set by NumFeatures", f, idx, opt.NumFeatures)
+			return "", row, false, lineErr(name, line, "token %q: index %d exceeds the dimension %d set by --features (Options.NumFeatures)", short(f), idx, opt.NumFeatures)
 		}
 		v, msg := parseNumber(vs)
 		if msg != "" {
@@ -209,5 +209,5 @@ func errLIBSVMEmpty(name string) error {
 }
 
 func errLIBSVMNoFeatures(name string) error {
-	return lineErr(name, 0, "no features: no row has an index:value pair (set NumFeatures to fix the dimension)")
+	return lineErr(name, 0, "no features: no row has an index:value pair (give the dimension with --features, Options.NumFeatures)")
 }

@@ -174,8 +174,42 @@ func Load(path string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	return decode(b, path, format, opt)
+}
+
+// ReadFrom reads a data set from r (standard input, say) in opt.Format
+// (default csv), gzipped or not (by its first bytes); name is used in
+// errors. NPY data from a stream has no labels file unless
+// opt.LabelsFile names one.
+func ReadFrom(r io.Reader, name string, opt Options) (*Dataset, error) {
+	if opt.Format == "" {
+		opt.Format = FormatCSV
+	}
+	format, opt, err := resolveFormat(name, opt)
+	if err != nil {
+		return nil, err
+	}
+	br := bufio.NewReader(r)
+	var in io.Reader = br
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
+		}
+		in = zr
+	}
+	b, err := readAllLimited(in, name)
+	if err != nil {
+		return nil, err
+	}
+	return decode(b, name, format, opt)
+}
+
+// decode parses the bytes b of a data file in format.
+func decode(b []byte, path, format string, opt Options) (*Dataset, error) {
 	r := bytes.NewReader(b)
 	var d *Dataset
+	var err error
 	switch format {
 	case FormatCSV, FormatTSV:
 		d, err = ReadCSV(r, path, opt)
@@ -213,7 +247,7 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 		format = f
 	}
 	if opt.LabelsFile != "" && format != FormatNPY {
-		return "", opt, fmt.Errorf("%s: Options.LabelsFile (%s) is only used with .npy data, not %s", path, opt.LabelsFile, format)
+		return "", opt, fmt.Errorf("%s: --labels (Options.LabelsFile) %s is only used with .npy data, not %s", path, opt.LabelsFile, format)
 	}
 	if err := checkOptions(path, opt); err != nil {
 		return "", opt, err
@@ -229,22 +263,40 @@ func checkOptions(name string, opt Options) error {
 	switch opt.Nominal {
 	case "", "ordinal", "onehot":
 	default:
-		return fmt.Errorf("%s: Options.Nominal is %q; want \"ordinal\" or \"onehot\"", name, opt.Nominal)
+		return fmt.Errorf("%s: --nominal (Options.Nominal) is %q; want \"ordinal\" or \"onehot\"", name, opt.Nominal)
 	}
 	switch opt.Missing {
 	case "", "reject", "drop":
 	default:
-		return fmt.Errorf("%s: Options.Missing is %q; want \"reject\" or \"drop\"", name, opt.Missing)
+		return fmt.Errorf("%s: --missing (Options.Missing) is %q; want \"reject\" or \"drop\"", name, opt.Missing)
 	}
 	switch opt.MatSamples {
 	case "", "rows", "columns":
 	default:
-		return fmt.Errorf("%s: Options.MatSamples is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
+		return fmt.Errorf("%s: --mat-samples (Options.MatSamples) is %q; want \"rows\", \"columns\" or empty (automatic)", name, opt.MatSamples)
 	}
 	if opt.NumFeatures < 0 {
-		return fmt.Errorf("%s: Options.NumFeatures is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
+		return fmt.Errorf("%s: --features (Options.NumFeatures) is %d; want 0 (automatic) or a positive dimension", name, opt.NumFeatures)
 	}
 	return nil
+}
+
+// MaxInputBytes bounds the bytes a reader holds after decompression (a
+// gzipped file, a compressed MAT element, a stream): a small file that
+// would expand beyond it (a "zip bomb", or a header implying an array
+// larger than memory) is an error instead of an exhausted machine.
+var MaxInputBytes int64 = 16 << 30
+
+// readAllLimited reads r whole, refusing more than MaxInputBytes.
+func readAllLimited(r io.Reader, name string) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxInputBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > MaxInputBytes {
+		return nil, fmt.Errorf("%s: more than %d bytes after decompression (data.MaxInputBytes); refusing to hold it in memory", name, MaxInputBytes)
+	}
+	return b, nil
 }
 
 // readFile returns the contents of path, decompressed if the name ends in
@@ -255,7 +307,7 @@ func readFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	return readAllLimited(rc, path)
 }
 
 // openInput opens the file at path for reading, decompressing it on the
@@ -387,7 +439,7 @@ func quoteList(names []string, max int) string {
 	q := func(s []string) string {
 		out := make([]string, len(s))
 		for i, n := range s {
-			out[i] = strconv.Quote(n)
+			out[i] = strconv.Quote(short(n))
 		}
 		return strings.Join(out, ", ")
 	}
@@ -529,7 +581,7 @@ func lookupClass(t string, idx map[string]int, classes []string) (int, string) {
 	}
 	c, ok := idx[t]
 	if !ok {
-		return 0, fmt.Sprintf("label %q is not one of the given classes (%s)", t, quoteList(classes, 20))
+		return 0, fmt.Sprintf("label %q is not one of the given classes (%s)", short(t), quoteList(classes, 20))
 	}
 	return c, ""
 }
@@ -548,7 +600,7 @@ func parseNumber(s string) (float64, string) {
 	if err != nil {
 		var ne *strconv.NumError
 		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
-			return 0, fmt.Sprintf("value %q is out of the float64 range", s)
+			return 0, fmt.Sprintf("value %q is out of the float64 range", short(s))
 		}
 		if s == "" {
 			return 0, "empty value; a number is required"
@@ -556,10 +608,10 @@ func parseNumber(s string) (float64, string) {
 		if s == "?" {
 			return 0, "missing value \"?\"; a number is required"
 		}
-		return 0, fmt.Sprintf("cannot parse %q as a number", s)
+		return 0, fmt.Sprintf("cannot parse %q as a number", short(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", s)
+		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", short(s))
 	}
 	return v, ""
 }

@@ -148,7 +148,7 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if len(list) > 0 {
 			has = "variables " + strings.Join(list, ", ")
 		}
-		return nil, fmt.Errorf("%s: no %s variable %q; the file has %s (choose others with Options.MatFeatures and Options.MatLabels)", name, role, want, has)
+		return nil, fmt.Errorf("%s: no %s variable %q; the file has %s (choose others with --mat-fea and --mat-gnd: Options.MatFeatures, Options.MatLabels)", name, role, want, has)
 	}
 
 	fv, err := find(featName, "feature")
@@ -380,7 +380,10 @@ func (p *matParser) inflate(z []byte, off int) ([]byte, error) {
 	if err != nil {
 		return nil, offsetErr(p.file, int64(off), "compressed element: invalid zlib data (%v)", err)
 	}
-	out, err := io.ReadAll(zr)
+	out, err := io.ReadAll(io.LimitReader(zr, MaxInputBytes+1))
+	if err == nil && int64(len(out)) > MaxInputBytes {
+		return nil, offsetErr(p.file, int64(off), "compressed element decompresses to more than %d bytes (data.MaxInputBytes)", MaxInputBytes)
+	}
 	if err != nil {
 		if err == io.ErrUnexpectedEOF {
 			return nil, offsetErr(p.file, int64(off), "compressed element of %d bytes is truncated (%d bytes decompressed)", len(z), len(out))

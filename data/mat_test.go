@@ -439,6 +439,12 @@ func FuzzReadMAT(f *testing.F) {
 	f.Add(be.file(false, charVar(be, "s", "ab"), fea, gnd))
 	f.Add(be.file(true, cellVar(be, "c"), fea, gnd))
 	f.Add(append(le.file(false, fea, gnd), opaqueElement(le, "s")...))
+	f.Add(sharedBytes(f, "data/faces/mat/Yale_32x32.mat", 1<<20)) // a real file (whole)
+	for _, file := range []string{"scipy_v5.mat", "scipy_v5z.mat"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", file)); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := ReadMAT(bytes.NewReader(b), "fuzz.mat", Options{})
 		if err != nil {

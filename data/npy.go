@@ -1,15 +1,12 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"reflect"
 	"strconv"
 	"strings"
@@ -296,7 +293,7 @@ func WriteNPY(path string, m *mat.Dense) error {
 	if m == nil || m.IsEmpty() {
 		return fmt.Errorf("WriteNPY %s: empty matrix", path)
 	}
-	return writeFile(path, func(w io.Writer) error { return npy.Write(w, m) })
+	return WriteFile(path, func(w io.Writer) error { return npy.Write(w, m) })
 }
 
 // WriteLabelsNPY writes y to path as a 1-D NumPy array of int64 (gzipped
@@ -306,35 +303,5 @@ func WriteLabelsNPY(path string, y []int) error {
 	for i, l := range y {
 		v[i] = int64(l)
 	}
-	return writeFile(path, func(w io.Writer) error { return npy.Write(w, v) })
-}
-
-// writeFile creates path and writes it with write, through gzip if the
-// name ends in ".gz".
-func writeFile(path string, write func(io.Writer) error) (err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	var w io.Writer = bw
-	var zw *gzip.Writer
-	if strings.HasSuffix(strings.ToLower(path), ".gz") {
-		zw = gzip.NewWriter(bw)
-		w = zw
-	}
-	if err := write(w); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if zw != nil {
-		if err := zw.Close(); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
+	return WriteFile(path, func(w io.Writer) error { return npy.Write(w, v) })
 }

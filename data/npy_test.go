@@ -183,6 +183,11 @@ func TestNPYRoundTripWithLabels(t *testing.T) {
 func FuzzReadNPY(f *testing.F) {
 	f.Add(rawNPY("<f8", false, "(2, 3)", encodeValues(binary.LittleEndian, []float64{1, 2, 3, 4, 5, 6})))
 	f.Add(rawNPY(">i2", true, "(3,)", encodeValues(binary.BigEndian, []int16{1, 2, 3})))
+	for _, file := range []string{"numpy_c.npy", "numpy_fortran.npy", "numpy_bigendian.npy", "numpy_labels.npy"} { // written by NumPy
+		if b, err := os.ReadFile(filepath.Join("testdata", file)); err == nil {
+			f.Add(b)
+		}
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		x, err := ReadNPY(bytes.NewReader(b), "fuzz.npy")
 		if err != nil {

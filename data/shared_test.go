@@ -74,7 +74,7 @@ func TestSharedUCIDetails(t *testing.T) {
 	// Missing values are rejected by default with file, line and attribute.
 	path := testdata.Path(t, "data/uci/breast.w.arff")
 	_, err := Load(path, Options{})
-	wantErr(t, "breast.w", err, "breast.w.arff:36: ", `attribute "Bare_Nuclei" is missing ('?'); use the drop-missing option`)
+	wantErr(t, "breast.w", err, "breast.w.arff:36: ", `attribute "Bare_Nuclei" is missing ('?'); give --missing drop`)
 
 	// Dermatology's {0,1,2,3} scores keep their numeric value.
 	d, err := Load(testdata.Path(t, "data/uci/dermatology.arff"), Options{Missing: "drop"})

@@ -186,7 +186,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 				if atEOF {
 					return errLIBSVMNoFeatures(s.name)
 				}
-				return lineErr(s.name, 0, "no features in the first chunk (lines %d..%d): no row has an index:value pair, and Scan fixes the dimension of LIBSVM data at its first chunk; set NumFeatures", first, lastLn)
+				return lineErr(s.name, 0, "no features in the first chunk (lines %d..%d): no row has an index:value pair, and Scan fixes the dimension of LIBSVM data at its first chunk; give the dimension with --features (Options.NumFeatures)", first, lastLn)
 			}
 			p = maxIdx
 		}
@@ -232,7 +232,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 		if n := len(pairs); n > start {
 			top := pairs[n-1].idx // the row's pairs are sorted
 			if p > 0 && top > p {
-				return lineErr(s.name, lr.line, "index %d exceeds the dimension %d that Scan took from the largest index in the first chunk (lines %d..%d); set NumFeatures to the dimension of the file", top, p, first, lastLn)
+				return lineErr(s.name, lr.line, "index %d exceeds the dimension %d that Scan took from the largest index in the first chunk (lines %d..%d); give the dimension of the file with --features (Options.NumFeatures)", top, p, first, lastLn)
 			}
 			maxIdx = max(maxIdx, top)
 		}

@@ -72,13 +72,19 @@ type KernelBases struct {
 	Train   *mat.Dense
 }
 
-// NewKernelBases computes and centres the Gram matrix of every kernel.
+// NewKernelBases computes and centres the Gram matrix of every kernel; an
+// RBF kernel with sigma=auto takes its width from x (kernel.Resolve).
 func NewKernelBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense) (*KernelBases, error) {
 	if err := checkRows(ctx, x); err != nil {
 		return nil, err
 	}
 	b := &KernelBases{Kernels: append([]kernel.Kernel(nil), ks...), Train: mat.DenseCopyOf(x)}
 	for i, k := range ks {
+		k, err := k.Resolve(x)
+		if err != nil {
+			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
+		}
+		b.Kernels[i] = k
 		g, err := k.GramContext(ctx, x, nil)
 		if err != nil {
 			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)

@@ -304,7 +304,10 @@ func (s *solve) regression() ([]float64, *mat.Dense, error) {
 		if errors.As(err, &nc) || errors.Is(err, s.ctx.Err()) && s.ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("embed: regression solve: %w", err)
 		}
-		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (alpha=%g): %v; increase alpha", alpha, err)
+		if math.IsNaN(alpha) || math.IsInf(alpha, 0) {
+			return nil, nil, fmt.Errorf("embed: the ridge is %v because the training representation is not finite (a kernel width or data scale out of range?): %v", alpha, err)
+		}
+		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (ridge %g): %v; increase alpha", alpha, err)
 	}
 	if s.p.Raw {
 		return vals, v, nil

@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -88,6 +89,9 @@ type Protocol struct {
 	// finishes, with the number done so far and the total. Calls are
 	// serialised and done increases by one each call.
 	Progress func(done, total int)
+	// Context, when not nil, cancels the run: no new fit starts, running
+	// fits stop soon after (method.FitContext), and Run returns its error.
+	Context context.Context
 }
 
 // Describe returns a one-line description of the protocol, for example
@@ -310,6 +314,10 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	workers = min(workers, total)
+	ctx := p.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 
 	var (
 		next     atomic.Int64
@@ -324,7 +332,7 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 			defer wg.Done()
 			for {
 				u := int(next.Add(1) - 1)
-				if u >= total || failed.Load() {
+				if u >= total || failed.Load() || ctx.Err() != nil {
 					return
 				}
 				s, m := u/nm, u%nm
@@ -351,6 +359,9 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
 	for _, r := range results {
 		if r.err != nil {
 			return nil, r.err
@@ -401,9 +412,13 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	fail := func(format string, args ...any) unitResult {
 		return unitResult{err: fmt.Errorf("evaluate: method %q, %s: %s", nm.Name, where, fmt.Sprintf(format, args...))}
 	}
-	model, err := nm.Method.Fit(pr.trainX, pr.ymethod, p.MaxDims)
-	if err != nil && p.MaxDims > 0 {
-		if m2, err2 := nm.Method.Fit(pr.trainX, pr.ymethod, 0); err2 == nil {
+	ctx := p.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	model, err := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, p.MaxDims)
+	if err != nil && p.MaxDims > 0 && ctx.Err() == nil {
+		if m2, err2 := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, 0); err2 == nil {
 			model, err = m2, nil
 		}
 	}

@@ -25,6 +25,7 @@ import (
 //	linear:     k(x,y) = xᵀy
 //	poly:       k(x,y) = (Gamma·xᵀy + Offset)^Degree      (Gamma 0 → 1, Degree 0 → 2)
 //	rbf:        k(x,y) = exp(−‖x−y‖² / (2σ²))            (σ = Sigma)
+//	            neither Sigma nor Gamma: σ chosen from the training rows (auto.go)
 //	            or exp(−Gamma·‖x−y‖²) when Gamma is set   (Gamma = 1/(2σ²))
 //	sigmoid:    k(x,y) = tanh(Gamma·xᵀy + Offset)         (Gamma 0 → 1; not PSD in general)
 //	sum:        k(x,y) = Σ Weightsᵢ·Termsᵢ(x,y)            (weights ≥ 0)
@@ -118,12 +119,19 @@ func Parse(spec string) (Kernel, error) {
 
 // Set sets one parameter by name (sigma, gamma, degree, offset).
 func (k *Kernel) Set(key, val string) error {
+	if strings.EqualFold(key, "sigma") && strings.EqualFold(val, "auto") {
+		k.Sigma, k.Gamma = 0, 0
+		return nil
+	}
 	f, err := strconv.ParseFloat(val, 64)
 	if err != nil {
 		return fmt.Errorf("parameter %s=%q is not a number", key, val)
 	}
 	switch strings.ToLower(key) {
 	case "sigma":
+		if !(f > 0) {
+			return fmt.Errorf("parameter sigma must be > 0 (or auto), got %v", val)
+		}
 		k.Sigma, k.Gamma = f, 0
 	case "gamma":
 		if !(f > 0) {
@@ -157,6 +165,9 @@ func (k Kernel) Eval(x, y []float64) float64 {
 	if err != nil {
 		panic("kernel: Eval on invalid kernel: " + err.Error())
 	}
+	if k.IsAuto() {
+		panic("kernel: Eval on rbf(sigma=auto): resolve the width first")
+	}
 	var xn, yn float64
 	if kd.NeedsNorms {
 		xn, yn = floats.Dot(x, x), floats.Dot(y, y)
@@ -184,6 +195,9 @@ func (k Kernel) Gram(x, y *mat.Dense) (*mat.Dense, error) {
 func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
+	}
+	if k.IsAuto() {
+		return nil, fmt.Errorf("kernel %s: the width is chosen from training rows; resolve it first (Kernel.Resolve)", k)
 	}
 	sym := y == nil
 	if sym {

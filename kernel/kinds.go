@@ -101,8 +101,11 @@ func init() {
 			return func(dot, a, b float64) float64 { return math.Exp(-g * math.Max(0, a+b-2*dot)) }
 		},
 		Validate: func(k Kernel) error {
-			if k.Gamma == 0 && !(k.Sigma > 0) {
-				return fmt.Errorf("kernel rbf: sigma must be > 0, got %v", k.Sigma)
+			if k.Gamma == 0 && !(k.Sigma >= 0) {
+				return fmt.Errorf("kernel rbf: sigma must be > 0 (or unset: auto), got %v", k.Sigma)
+			}
+			if k.IsAuto() {
+				return nil // width chosen from the training rows (Resolve)
 			}
 			if k.Gamma < 0 || math.IsNaN(k.Gamma) || math.IsInf(k.Gamma, 0) || math.IsInf(k.Sigma, 0) {
 				return fmt.Errorf("kernel rbf: gamma must be > 0 and finite, got gamma=%v sigma=%v", k.Gamma, k.Sigma)
@@ -112,8 +115,10 @@ func init() {
 			}
 			return nil
 		},
-		Defaults: func(k *Kernel) { k.Sigma = 1 },
 		String: func(k Kernel) string {
+			if k.IsAuto() {
+				return "rbf(sigma=auto)"
+			}
 			if k.Gamma > 0 {
 				return fmt.Sprintf("rbf(gamma=%g)", k.Gamma)
 			}

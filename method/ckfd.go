@@ -56,7 +56,7 @@ const DefaultCKFDKPCA = 0.999
 // Fisher ratios (regular part). Parts = "regular" or "irregular" keeps one
 // set only. At most 2(C−1) dimensions.
 type CKFD struct {
-	Kernel  kernel.Kernel // zero: RBF σ = 1 (seed 000 protocol)
+	Kernel  kernel.Kernel // zero: RBF, σ from the training rows (sigma=auto)
 	KPCA    float64       // 0: DefaultCKFDKPCA; (0,1) variance fraction; 1 all nonzero components; ≥ 2 count
 	NullTol float64       // 0: DefaultCKFDNullTol
 	Parts   string        // "" or "both", "regular", "irregular"
@@ -73,7 +73,7 @@ func (m *CKFD) Params(s *param.Schema) {
 	param.Num(s, &m.NullTol, "nulltol", DefaultCKFDNullTol, "eigenvalues of S_w at most nulltol·λmax are its null space", param.Above(0))
 	param.Enum(s, &m.Parts, "parts", "discriminant parts: both (irregular then regular), regular or irregular", param.Names("both", "regular", "irregular")...)
 	param.Num(s, &m.Theta, "theta", 1, "weight of the regular block against the irregular one (fusion coefficient)", param.Above(0))
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }
@@ -89,6 +89,9 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	parts, tol, theta := m.Parts, m.NullTol, m.Theta
 	c := classesPresent(y)
+	if dims < 0 {
+		return nil, fmt.Errorf("ckfd: dims: %d requested; must be ≥ 0 (0 = all)", dims)
+	}
 	if dims > 2*(c-1) {
 		return nil, fmt.Errorf("ckfd: %d dimensions requested, but CKFD gives at most 2(C−1) = %d for %d classes", dims, 2*(c-1), c)
 	}

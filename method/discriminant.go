@@ -179,7 +179,7 @@ func classesPresent(y []int) int {
 // labels; a positive α trades that for generalisation. Default (Alpha
 // unset): DefaultGDAAlpha; param.Set(0.0) solves without a regulariser.
 type GDA struct {
-	Kernel kernel.Kernel      // zero: RBF σ = 1
+	Kernel kernel.Kernel      // zero: RBF, σ from the training rows (sigma=auto)
 	Alpha  param.Opt[float64] // unset: DefaultGDAAlpha
 	Space  KernelSpace
 	Engine
@@ -192,7 +192,7 @@ const DefaultGDAAlpha = 0.1
 // Params declares the parameters of GDA.
 func (m *GDA) Params(s *param.Schema) {
 	param.OptNum(s, &m.Alpha, "alpha", param.Set(DefaultGDAAlpha), "regulariser relative to the mean diagonal of K̃ (kernel ridge of the regression route)", param.Min(0))
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }
@@ -210,7 +210,7 @@ func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if dims > c-1 {
 		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
 	}
-	prep, err := m.Space.prepare("gda", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "gda", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

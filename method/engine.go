@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -24,6 +25,18 @@ type Engine struct {
 	Eigen linalg.EigenSolver
 	// Linear overrides the linear solver of the regression route.
 	Linear linalg.LinearSolver
+	// Context, when not nil, cancels the fit: the Gram matrix, the graphs'
+	// products and the solvers stop with its error soon after it is done
+	// (see FitContext).
+	Context context.Context
+}
+
+// ctx returns the fit's context (Background when none is set).
+func (e Engine) ctx() context.Context {
+	if e.Context == nil {
+		return context.Background()
+	}
+	return e.Context
 }
 
 // apply sets the engine choices on p; a method's own route is kept unless
@@ -73,12 +86,18 @@ func (s KernelSpace) Space(k kernel.Kernel) (embed.Space, error) {
 // of the fit (and the scale of relative regularisers, the geometry of
 // graphs built in feature space) comes from it, so the Gram matrix is
 // computed once per fit.
-func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
+func (s KernelSpace) prepare(ctx context.Context, name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
+	if s.Kind != SpacePrecomputed {
+		var err error
+		if k, err = k.Resolve(z); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
 	sp, err := s.Space(k)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	prep, err := sp.Prepare(context.Background(), z)
+	prep, err := sp.Prepare(ctx, z)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -88,7 +107,7 @@ func (s KernelSpace) prepare(name string, k kernel.Kernel, z *mat.Dense) (*embed
 // solve solves prob on a prepared representation and wraps the result.
 func solve(name string, e Engine, prob *embed.Problem, prep *embed.Prepared) (*Fitted, error) {
 	e.apply(prob)
-	r, err := prob.Solve(prep)
+	r, err := prob.SolveContext(e.ctx(), prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -180,11 +199,13 @@ func kernelParams(s *param.Schema, k *kernel.Kernel, def kernel.Kernel) {
 		}
 		return nil
 	}
-	rbf, _ := kernel.Parse("rbf")
-	param.NumFunc(s, "sigma", fmt.Sprint(rbf.Sigma), "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
+	param.NumFunc(s, "sigma", "auto", "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
 		k.Sigma, k.Gamma = v, 0
 		return exclusive("gamma")
-	}, param.Above(0))
+	}, param.Above(0), param.Check("such that γ = 1/(2σ²) is finite and > 0", func(v float64) bool {
+		g := 1 / (2 * v * v)
+		return g > 0 && !math.IsInf(g, 0)
+	}), param.Auto("½ × the median distance between training rows; docs/parameters.md"))
 	param.NumFunc(s, "gamma", "auto", "RBF: exp(−γ‖x−y‖²), instead of sigma (γ = 1/(2σ²)); poly and sigmoid: the scale of xᵀy (auto: 1)", func(v float64) error {
 		k.Gamma = v
 		return exclusive("sigma")

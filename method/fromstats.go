@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -42,7 +41,7 @@ func solveScatter(name string, e Engine, p *embed.ScatterProblem, s *embed.Scatt
 		p.Solver = e.Solver
 	}
 	p.Eigen, p.Linear = e.Eigen, e.Linear
-	r, err := p.Solve(context.Background(), s)
+	r, err := p.Solve(e.ctx(), s)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

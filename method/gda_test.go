@@ -23,7 +23,7 @@ func TestGDAMatchesDenseEigenproblem(t *testing.T) {
 	y = compact(y)
 	n, _ := x.Dims()
 	for _, alpha := range []float64{1e-3, 1e-1} {
-		m, err := GDA{Alpha: param.Set(alpha)}.Fit(x, y, 0)
+		m, err := GDA{Alpha: param.Set(alpha), Kernel: kernel.RBF(1)}.Fit(x, y, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func TestGDAMatchesDenseEigenproblem(t *testing.T) {
 		relClose(t, "GDA eigenvalues", f.Values, vals, 1e-8)
 
 		// The engine's own dense solver gives the same subspace too.
-		md, err := GDA{Alpha: param.Set(alpha), Engine: Engine{Solver: embed.Dense}}.Fit(x, y, 0)
+		md, err := GDA{Alpha: param.Set(alpha), Kernel: kernel.RBF(1), Engine: Engine{Solver: embed.Dense}}.Fit(x, y, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -132,7 +131,7 @@ func (m KNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, err := m.Space.prepare("knda", m.Kernel, z)
+	prep, err := m.Space.prepare(m.ctx(), "knda", m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}
@@ -173,7 +172,7 @@ func (m DNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, err := embed.Linear{}.Prepare(context.Background(), z)
+	prep, err := embed.Linear{}.Prepare(m.ctx(), z)
 	if err != nil {
 		return nil, fmt.Errorf("dnda: %w", err)
 	}

@@ -264,7 +264,7 @@ func linearLPP(name string, m LPP, x *mat.Dense, y []int, sup graph.Supervision,
 // space, seed 004 eq. 13). Labels are ignored.
 type KLPP struct {
 	NeighbourParams
-	Kernel        kernel.Kernel      // zero: RBF σ = 1 (seed 000 protocol)
+	Kernel        kernel.Kernel      // zero: RBF, σ from the training rows (sigma=auto)
 	Alpha         param.Opt[float64] // unset: DefaultKernelAlpha
 	GraphInKernel bool
 	PCA           float64
@@ -286,7 +286,7 @@ func kernelGraphParams(s *param.Schema, pca *float64, alpha *param.Opt[float64],
 	param.OptNum(s, alpha, "alpha", param.Set(DefaultKernelAlpha), "regulariser α·K̃ added to both sides, relative to the mean diagonal of K̃", param.Min(0))
 	param.Enum(s, inKernel, "graphspace", "build the graphs in the input space or in the kernel's feature space",
 		param.C("input", false), param.C("kernel", true))
-	kernelParams(s, k, kernel.RBF(1))
+	kernelParams(s, k, kernel.RBFAuto())
 	sp.Params(s)
 	e.Params(s)
 	noPCAWithPrecomputed(s, sp, pca)
@@ -334,7 +334,7 @@ func kernelLPP(name string, m KLPP, x *mat.Dense, y []int, sup graph.Supervision
 	if err != nil {
 		return nil, err
 	}
-	prep, err := m.Space.prepare(name, m.Kernel, z)
+	prep, err := m.Space.prepare(m.ctx(), name, m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}

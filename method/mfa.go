@@ -105,7 +105,7 @@ func mfaGraphs(metric graph.Metric, y []int, k1, k2 int, s graph.Search) (*graph
 // K̃ on both sides (default DefaultKernelAlpha, see there).
 type KMFA struct {
 	K1, K2        int
-	Kernel        kernel.Kernel      // zero: RBF σ = 1
+	Kernel        kernel.Kernel      // zero: RBF, σ from the training rows (sigma=auto)
 	Alpha         param.Opt[float64] // unset: DefaultKernelAlpha
 	GraphInKernel bool
 	PCA           float64
@@ -133,7 +133,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, err := m.Space.prepare("kmfa", m.Kernel, z)
+	prep, err := m.Space.prepare(m.ctx(), "kmfa", m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}

@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -54,10 +53,10 @@ type MKLSR struct {
 
 // DefaultMKLKernels are the base kernels of seed 002 §4.1: "a linear
 // kernel function, a polynomial kernel function, and a Gaussian kernel
-// function" (degree 2 with offset 1, and σ = 1, are our choices; the paper
-// does not give them).
+// function" (degree 2 with offset 1, and the RBF width from the training
+// rows, sigma=auto, are our choices; the paper does not give them).
 func DefaultMKLKernels() []kernel.Kernel {
-	return []kernel.Kernel{kernel.Linear(), kernel.Poly(2, 1), kernel.RBF(1)}
+	return []kernel.Kernel{kernel.Linear(), kernel.Poly(2, 1), kernel.RBFAuto()}
 }
 
 // MKLResult is the trace of an MKL-SR fit (Fitted.Trace).
@@ -73,7 +72,7 @@ func (m *MKLSR) Params(s *param.Schema) {
 	m.SRParams.Params(s)
 	param.Num(s, &m.MaxIter, "maxiter", 20, "largest number of alternations", param.Min(1))
 	param.Num(s, &m.Tol, "tol", 1e-6, "stop when the objective decreases by less than this (relative)", param.Above(0))
-	s.Var(param.Spec{Name: "kernels", Type: "list", Default: "linear;poly:degree=2,offset=1;rbf:sigma=1",
+	s.Var(param.Spec{Name: "kernels", Type: "list", Default: "linear;poly:degree=2,offset=1;rbf",
 		Doc: "base kernels separated by ';' (each a kernel spec)"},
 		func(text string) error {
 			ks, err := parseKernelList(text)
@@ -140,7 +139,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := context.Background()
+	ctx := m.ctx()
 	bases, err := embed.NewKernelBases(ctx, m.Kernels, x)
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)

@@ -257,8 +257,8 @@ func TestKernelLPPMatchesDenseEigenproblem(t *testing.T) {
 		sup  graph.Supervision
 		ks   []int
 	}{
-		{"klpp", KLPP{}, graph.Unsupervised, []int{1, 4, 8}},
-		{"sklpp", SKLPP{}, graph.SameClassEdges, []int{1, 4, 8}},
+		{"klpp", KLPP{Kernel: kernel.RBF(1)}, graph.Unsupervised, []int{1, 4, 8}},
+		{"sklpp", SKLPP{KLPP: KLPP{Kernel: kernel.RBF(1)}}, graph.SameClassEdges, []int{1, 4, 8}},
 	} {
 		w := nbDenseGraph(t, x, y, 10, tc.sup, graph.Weights{Kind: graph.Heat})
 		a := nbAddScaled(nbQuad(g, nbLaplacian(w)), DefaultKernelAlpha*rel, linalg.Symmetrize(g))
@@ -333,7 +333,7 @@ func TestMFAMatchesDenseEigenproblem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	km, err := KMFA{}.Fit(x, y, 0)
+	km, err := KMFA{Kernel: kernel.RBF(1)}.Fit(x, y, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -571,7 +571,7 @@ func TestCKFDMatchesDirectComputation(t *testing.T) {
 		zr.Mul(yk, &reg)
 		want = append(want, &zr)
 
-		f, err := CKFD{KPCA: kp}.Fit(x, y, 0)
+		f, err := CKFD{KPCA: kp, Kernel: kernel.RBF(1)}.Fit(x, y, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -752,7 +752,7 @@ func TestNeighbourhoodResidualsOnFaces(t *testing.T) {
 	for i := 0; i < n; i++ {
 		rel += rg.At(i, i) / float64(n)
 	}
-	check("sklpp", SKLPP{}, nbAddScaled(nbQuad(rg, g.Laplacian().Dense()), DefaultKernelAlpha*rel, linalg.Symmetrize(rg)),
+	check("sklpp", SKLPP{KLPP: KLPP{Kernel: kernel.RBF(1)}}, nbAddScaled(nbQuad(rg, g.Laplacian().Dense()), DefaultKernelAlpha*rel, linalg.Symmetrize(rg)),
 		nbAddScaled(nbQuad(rg, g.Degree().Dense()), DefaultKernelAlpha*rel, linalg.Symmetrize(rg)))
 }
 

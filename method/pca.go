@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -33,7 +32,7 @@ func (m PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("pca")
 	}
-	prep, err := embed.Linear{}.Prepare(context.Background(), x)
+	prep, err := embed.Linear{}.Prepare(m.ctx(), x)
 	if err != nil {
 		return nil, fmt.Errorf("pca: %w", err)
 	}
@@ -58,14 +57,14 @@ func ExplainedVariance(f *Fitted, n int) []float64 {
 // (αᵢ = uᵢ/√λᵢ), so the training rows map to uᵢ·√λᵢ and new rows to
 // αᵀ·k̃(x). At most the number of positive eigenvalues (≤ n−1).
 type KPCA struct {
-	Kernel kernel.Kernel // zero value: RBF σ = 1
+	Kernel kernel.Kernel // zero: RBF, σ from the training rows (sigma=auto)
 	Space  KernelSpace
 	Engine
 }
 
 // Params declares the parameters of KPCA.
 func (m *KPCA) Params(s *param.Schema) {
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }
@@ -78,7 +77,7 @@ func (m KPCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("kpca")
 	}
-	prep, err := m.Space.prepare("kpca", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "kpca", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ import (
 // coincide). Values are the eigenvalues λ of the regularised problem.
 // Unlabeled rows (−1) are ignored.
 type KQMI struct {
-	Kernel kernel.Kernel // zero: RBF σ = 1 (the protocol of seed 000)
+	Kernel kernel.Kernel // zero: RBF, σ from the training rows (sigma=auto)
 	// Reg is the regulariser: "ridge" (default) or "cutoff".
 	Reg string
 	// Alpha is the ridge relative to the mean diagonal of K̃ (unset:
@@ -103,7 +103,7 @@ func (m *KQMI) Params(s *param.Schema) {
 	param.OptNum(s, &m.Alpha, "alpha", param.Set(DefaultKQMIAlpha), "ridge relative to the mean diagonal of K̃ (reg=ridge)", param.Min(0))
 	param.Num(s, &m.Cutoff, "cutoff", DefaultKQMICutoff, "relative eigenvalue cut-off of K̃ (reg=cutoff)", param.Above(0), param.Below(1))
 	minClassParam(s, &m.MinClassRows)
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }
@@ -147,7 +147,7 @@ func (m KQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		f.Model = embed.Compose(white, f.Model)
 		return f, nil
 	}
-	prep, err := m.Space.prepare("kqmi", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "kqmi", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

@@ -215,11 +215,11 @@ func TestKQMIMatchesDenseAlgorithm1(t *testing.T) {
 		m        KQMI
 		eps, cut float64
 	}{
-		{KQMI{Alpha: param.Set(1e-3)}, 1e-3 * meanDiag, 0},
-		{KQMI{Alpha: param.Set(1e-1)}, 1e-1 * meanDiag, 0},
-		{KQMI{Alpha: param.Set(1e-3), Engine: Engine{Solver: embed.Dense}}, 1e-3 * meanDiag, 0},
-		{KQMI{Reg: "cutoff", Cutoff: 1e-3}, 0, 1e-3},
-		{KQMI{Reg: "cutoff", Cutoff: 1e-6}, 0, 1e-6},
+		{KQMI{Alpha: param.Set(1e-3), Kernel: kernel.RBF(1)}, 1e-3 * meanDiag, 0},
+		{KQMI{Alpha: param.Set(1e-1), Kernel: kernel.RBF(1)}, 1e-1 * meanDiag, 0},
+		{KQMI{Alpha: param.Set(1e-3), Kernel: kernel.RBF(1), Engine: Engine{Solver: embed.Dense}}, 1e-3 * meanDiag, 0},
+		{KQMI{Reg: "cutoff", Cutoff: 1e-3, Kernel: kernel.RBF(1)}, 0, 1e-3},
+		{KQMI{Reg: "cutoff", Cutoff: 1e-6, Kernel: kernel.RBF(1)}, 0, 1e-6},
 	} {
 		name := tc.m.Reg + "/" + string(tc.m.Solver)
 		f, err := tc.m.Fit(xtr, ytr, 0)
@@ -517,7 +517,7 @@ func TestQMIMethodsBadInput(t *testing.T) {
 		{"lqmi dims > C−1", LQMI{}, []int{0, 0, 1, 1, 2, 2}, 3, "C−1 = 2"},
 		{"aqmida dims > whitened", AQMIDA{}, []int{0, 0, 1, 1, 2, 2}, 3, "whitened"},
 		{"kqmi σ ≤ 0", KQMI{Kernel: kernel.RBF(-1)}, []int{0, 0, 0, 1, 1, 1}, 0, "sigma must be > 0"},
-		{"kqmi σ = 0", KQMI{Kernel: kernel.Kernel{Type: "rbf"}}, []int{0, 0, 0, 1, 1, 1}, 0, "sigma must be > 0"},
+		{"kqmi σ NaN", KQMI{Kernel: kernel.RBF(math.NaN())}, []int{0, 0, 0, 1, 1, 1}, 0, "sigma must be > 0"},
 		{"aqmida σ < 0", AQMIDA{Sigma: -0.5}, []int{0, 0, 0, 1, 1, 1}, 0, "sigma=-0.5: must be > 0"},
 		{"kqmi bad alpha", KQMI{Alpha: param.Set(-1.0)}, []int{0, 0, 0, 1, 1, 1}, 0, "alpha"},
 		{"kqmi bad cutoff", KQMI{Reg: "cutoff", Cutoff: 2}, []int{0, 0, 0, 1, 1, 1}, 0, "cutoff"},

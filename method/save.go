@@ -1,39 +1,67 @@
 package method
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 
 	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/internal/version"
 )
 
 // FileFormat and FileVersion identify dimred model files. Version 2 adds
 // model kinds (Nyström and precomputed-kernel models, multiple-kernel sums)
 // to version 1, whose objects it writes unchanged, so version-1 files load
 // with the same decoders (tested on files written by the version-1 code).
+// Version 3 adds the input feature count, the software that wrote the
+// file and a checksum of its content; version-1 and -2 files (which have
+// none) still load.
 const (
 	FileFormat  = "dimred-model"
-	FileVersion = 2
+	FileVersion = 3
 )
 
 // File is the JSON document of a saved model: the method and its
 // parameters, the engine model that transforms new rows, and optionally
 // the fitted preprocessing applied before it (opaque here; written and read
-// by package preprocess).
+// by package preprocess). Pipeline is the value users save and load; File
+// is its form on disk.
 type File struct {
 	Format       string            `json:"format"`
 	Version      int               `json:"version"`
+	Software     string            `json:"software,omitempty"`
 	Method       string            `json:"method"`
 	Params       map[string]string `json:"params,omitempty"`
+	Features     int               `json:"features,omitempty"`
 	Values       []float64         `json:"values,omitempty"`
 	FeatureNames []string          `json:"feature_names,omitempty"`
 	ClassNames   []string          `json:"class_names,omitempty"`
 	Preprocess   json.RawMessage   `json:"preprocess,omitempty"`
 	Model        json.RawMessage   `json:"model"`
+	// Checksum is the SHA-256 of the compact JSON of the file with an
+	// empty Checksum (version 3 on).
+	Checksum string `json:"checksum,omitempty"`
 }
 
-// Save writes f (with its engine model) as a model file.
+// checksum returns the SHA-256 of the compact JSON of f without its
+// checksum. Compact JSON of the same values is the same bytes (map keys
+// sorted, raw fields compacted), whatever the file's indentation.
+func (f File) checksum() (string, error) {
+	f.Checksum = ""
+	b, err := json.Marshal(f)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Save writes f (with its engine model) as a model file; meta gives the
+// metadata (Method defaults to f.Name, Features to the model's input
+// columns). Pipeline.Save is the usual way to save a model.
 func Save(w io.Writer, meta File, f *Fitted) error {
 	b, err := embed.MarshalModel(f.Model)
 	if err != nil {
@@ -43,28 +71,73 @@ func Save(w io.Writer, meta File, f *Fitted) error {
 	if meta.Method == "" {
 		meta.Method = f.Name
 	}
+	if meta.Software == "" {
+		meta.Software = version.String()
+	}
 	meta.Values = f.Values
-	enc := json.NewEncoder(w)
+	if meta.Checksum, err = meta.checksum(); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetIndent("", " ")
-	return enc.Encode(meta)
+	if err := enc.Encode(meta); err != nil {
+		return err
+	}
+	_, err = w.Write(buf.Bytes())
+	return err
 }
 
-// Load reads a model file written by Save; name is used in errors.
+// Load reads a model file written by Save; name is used in errors. It
+// refuses a file that is not a dimred model, was written by a newer
+// version, fails its checksum, names an unknown method or holds an
+// invalid model. A file that carries preprocessing is refused too: its
+// model alone would map raw rows wrongly; LoadPipeline reads it and
+// applies the preprocessing, and is what users want.
 func Load(r io.Reader, name string) (*File, *Fitted, error) {
+	f, fitted, err := load(r, name)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(f.Preprocess) > 0 {
+		return nil, nil, fmt.Errorf("model file %s carries the preprocessing it was fitted after; load it with method.LoadPipeline, which applies it", name)
+	}
+	return f, fitted, nil
+}
+
+func load(r io.Reader, name string) (*File, *Fitted, error) {
 	var f File
 	dec := json.NewDecoder(r)
 	if err := dec.Decode(&f); err != nil {
-		return nil, nil, fmt.Errorf("model file %s: not a dimred model (%v)", name, err)
+		return nil, nil, fmt.Errorf("model file %s: not a dimred model or truncated (%v)", name, err)
 	}
 	if f.Format != FileFormat {
 		return nil, nil, fmt.Errorf("model file %s: format %q, want %q", name, f.Format, FileFormat)
 	}
-	if f.Version < 1 || f.Version > FileVersion {
-		return nil, nil, fmt.Errorf("model file %s: version %d is not supported (this build reads 1..%d)", name, f.Version, FileVersion)
+	if f.Version > FileVersion {
+		return nil, nil, fmt.Errorf("model file %s: version %d was written by a newer dimred (%s); this build (%s) reads versions 1..%d", name, f.Version, f.Software, version.String(), FileVersion)
+	}
+	if f.Version < 1 {
+		return nil, nil, fmt.Errorf("model file %s: version %d is not a model file version (this build reads 1..%d)", name, f.Version, FileVersion)
+	}
+	if f.Version >= 3 {
+		want, err := f.checksum()
+		if err != nil {
+			return nil, nil, fmt.Errorf("model file %s: %w", name, err)
+		}
+		if f.Checksum != want {
+			return nil, nil, fmt.Errorf("model file %s: checksum %.12s… does not match its content (%.12s…): the file was changed or damaged", name, f.Checksum, want)
+		}
+	}
+	if _, err := Lookup(f.Method); err != nil {
+		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 	}
 	m, err := embed.UnmarshalModel(f.Model)
 	if err != nil {
 		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
+	}
+	if f.Features > 0 && f.Preprocess == nil && m.InDims() != f.Features {
+		return nil, nil, fmt.Errorf("model file %s: %d features, but its model takes %d", name, f.Features, m.InDims())
 	}
 	return &f, &Fitted{Model: m, Name: f.Method, Values: f.Values}, nil
 }

@@ -1,7 +1,6 @@
 package method
 
 import (
-	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -153,7 +152,7 @@ func (m SR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	prep, err := embed.Linear{}.Prepare(context.Background(), x)
+	prep, err := embed.Linear{}.Prepare(m.ctx(), x)
 	if err != nil {
 		return nil, fmt.Errorf("sr: %w", err)
 	}
@@ -174,7 +173,7 @@ type KSR struct {
 // Params declares the parameters of KSR.
 func (m *KSR) Params(s *param.Schema) {
 	m.SRParams.Params(s)
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	m.Engine.Params(s)
 }
@@ -187,7 +186,7 @@ func (m KSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("ksr")
 	}
-	prep, err := m.Space.prepare("ksr", m.Kernel, x)
+	prep, err := m.Space.prepare(m.ctx(), "ksr", m.Kernel, x)
 	if err != nil {
 		return nil, err
 	}

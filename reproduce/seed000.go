@@ -189,6 +189,11 @@ func Seed000(opt Options) ([]Row, error) {
 			if info, _ := method.Lookup(m.Ours); hasParam(info, "min_class") && params["min_class"] == "" {
 				params["min_class"] = "1"
 			}
+			// The paper's kernels are RBF with σ = 1 (§4), not the
+			// library's data-driven default width.
+			if info, _ := method.Lookup(m.Ours); hasParam(info, "sigma") && params["sigma"] == "" && params["gamma"] == "" && params["kernel"] == "" {
+				params["sigma"] = "1"
+			}
 			mm, err := method.New(m.Ours, params)
 			if err != nil {
 				return nil, err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -26,14 +25,6 @@ func runBench(e *env, args []string) error {
 	memory := fs.String("memory", "auto", "peak memory: child (each workload in a child process, its VmHWM), heap (in-process, sampled Go heap) or auto (child, heap inside tests)")
 	list := fs.Bool("list", false, "list the workloads and exit")
 	child := fs.String(bench.ChildFlag, "", "internal: run one workload (JSON job) and print its result")
-	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: dimred %s\n", benchUsage)
-		fs.VisitAll(func(f *flag.Flag) {
-			if f.Name != bench.ChildFlag {
-				fmt.Fprintf(e.stderr, "  --%s\t%s (default %q)\n", f.Name, f.Usage, f.DefValue)
-			}
-		})
-	}
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -50,7 +41,7 @@ func runBench(e *env, args []string) error {
 		return usagef("--format %q: want text or json", *format)
 	}
 	o := bench.Options{DataDir: *dataDir, Workloads: splitList(*workloads), Repeat: *repeat, Scale: *scale,
-		Peer: *peer, Python: *python, PeerScript: *script, WorkDir: *work, Log: e.stderr}
+		Peer: *peer, Python: *python, PeerScript: *script, WorkDir: *work, Log: e.progressLog()}
 	if err := o.Validate(); err != nil {
 		return usageError{err}
 	}

@@ -3,15 +3,20 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"slices"
 	"sort"
 	"strings"
+	"syscall"
+	"time"
 
+	"github.com/dimred/dimred/internal/version"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
 )
@@ -19,6 +24,13 @@ import (
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	// ctx is cancelled by Ctrl-C (SIGINT) or SIGTERM: long commands stop
+	// and write nothing.
+	ctx context.Context
+	// quiet (--quiet on any command) silences progress on stderr.
+	quiet bool
+	// now is the clock of progress lines (nil: time.Now).
+	now func() time.Time
 }
 
 type command struct {
@@ -29,11 +41,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"methods", "methods [-v]", "list the methods (-v: with their parameters and defaults)", runMethods},
-		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit a method and save the model (JSON)", runFit},
-		{"transform", "transform --model MODEL -i DATA [-o OUT]", "embed new rows with a saved model (CSV, label column first)", runTransform},
+		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit the preprocessing and a method and save them as one model file", runFit},
+		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy[.gz]|-] [-k DIMS]", "embed new rows with a saved model (its preprocessing first)", runTransform},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
-		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
+		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [-j N] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
 		{"reproduce", "reproduce seed000 [--shared ../shared] [--tables II-III|IV-V] [--datasets Iris,Wine] [-m GDA,KPCA] [--format markdown] | reproduce seed001 [-o DIR] | reproduce seed004 [-o DIR] [--datasets ORL,ExtendedYaleB] [--mnist]", "re-run a paper's table and print it beside the published numbers", runReproduce},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
@@ -43,20 +55,36 @@ func commands() []command {
 
 // Do runs the dimred command line with args (without the program name) and
 // returns the exit status: 0 on success, 1 on a failed run, 2 on a usage
-// error.
+// error, 130 when interrupted (Ctrl-C or SIGTERM: the command stops and
+// writes no output).
 func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return doContext(ctx, args, stdin, stdout, stderr)
+}
+
+// doContext is Do with the context that interrupts it.
+func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "dimred: internal error: %v\nplease report this with the command line that caused it\n", r)
 			status = 1
 		}
 	}()
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stdout)
-		if len(args) == 0 {
-			return 2
+		if len(args) == 2 && args[0] == "help" {
+			args = []string{args[1], "-h"} // help COMMAND
+		} else {
+			usage(stdout)
+			if len(args) == 0 {
+				return 2
+			}
+			return 0
 		}
+	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, version.String())
 		return 0
 	}
 	for _, c := range commands() {
@@ -67,6 +95,10 @@ func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 			}
 			if errors.Is(err, flag.ErrHelp) {
 				return 0
+			}
+			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+				fmt.Fprintf(stderr, "dimred %s: interrupted; no output written\n", c.name)
+				return 130
 			}
 			var ue usageError
 			if errors.As(err, &ue) {
@@ -84,11 +116,13 @@ func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "dimred: supervised dimensionality reduction by graph embedding")
+	fmt.Fprintln(w, "\nusage: dimred COMMAND [flags]")
 	fmt.Fprintln(w, "\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, paperNames(c.summary))
 	}
-	fmt.Fprintln(w, "\nrun 'dimred COMMAND -h' for a command's flags")
+	fmt.Fprintln(w, "\nrun 'dimred COMMAND -h' (or 'dimred help COMMAND') for a command's description, examples and flags;")
+	fmt.Fprintln(w, "'dimred --version' for the version. Every command takes --quiet (no progress on stderr).")
 }
 
 // usageError marks errors in the command line itself (exit status 2).
@@ -96,25 +130,52 @@ type usageError struct{ error }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// newFlags returns a flag set whose errors are returned, not printed to
-// os.Stderr, with usage written to e.stderr.
+// newFlags returns a flag set whose errors are returned (Do prints them
+// with the usage line on stderr), and whose -h prints the command's help
+// on stdout (printHelp; a command may set its own fs.Usage).
 func newFlags(e *env, name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(e.stdout)
+	fs.Usage = func() { printHelp(fs.Output(), fs) }
+	fs.BoolVar(&e.quiet, "quiet", false, "no progress lines on stderr")
 	return fs
 }
 
+// parse parses the flags of a command that takes no positional
+// arguments; flags may follow a stray argument, which is then reported.
 func parse(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	help := fs.Usage
+	fs.Usage = func() {}
+	out := fs.Output()
+	fs.SetOutput(io.Discard)
+	var stray []string
+	for {
+		err := fs.Parse(args)
 		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(out)
+			help()
 			return err
 		}
-		return usageError{err}
+		if err != nil {
+			return usageError{err}
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		stray = append(stray, fs.Arg(0))
+		args = fs.Args()[1:]
 	}
-	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q (flags must come before it?)", fs.Arg(0))
+	if len(stray) > 0 {
+		return usagef("unexpected argument %q: this command takes flags only", stray[0])
 	}
 	return nil
+}
+
+// flagGiven reports whether the flag name was set on the command line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // multiFlag collects repeated -p key=value flags.

@@ -33,7 +33,7 @@ func TestMethodsListsEveryMethodWithParameters(t *testing.T) {
 	if st != 0 {
 		t.Fatalf("status %d", st)
 	}
-	for _, want := range []string{"pca", "lda", "kpca", "gda", "-p sigma=1", "-p alpha=", "C−1"} {
+	for _, want := range []string{"pca", "lda", "kpca", "gda", "-p sigma=auto", "-p alpha=", "C−1"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("methods -v output lacks %q", want)
 		}
@@ -52,7 +52,7 @@ func TestFitTransformRoundTrip(t *testing.T) {
 	}
 	var f map[string]any
 	b, _ := os.ReadFile(model)
-	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 2.0 {
+	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 3.0 {
 		t.Fatalf("model file: %v %v", err, f["format"])
 	}
 	outCSV := filepath.Join(dir, "z.csv")

@@ -28,10 +28,7 @@ the true classes. -m none clusters the (scaled) input features.
 
 Example (seed 002 Table 2, Digits 0689, raw features and LDA):
   dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m none
-  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune
-
-flags:
-`
+  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune`
 
 // clusterReport is the JSON form of a cluster run.
 type clusterReport struct {
@@ -60,10 +57,6 @@ type clusterReport struct {
 
 func runCluster(e *env, args []string) error {
 	fs := newFlags(e, "cluster")
-	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "usage: dimred %s\n\n%s", clusterUsage, clusterHelp)
-		fs.PrintDefaults()
-	}
 	df := addDataFlags(fs)
 	name := fs.String("m", "none", "method whose embedding is clustered (see 'dimred methods'), or none for the input features")
 	k := fs.Int("k", 0, "number of clusters (0: the number of classes)")

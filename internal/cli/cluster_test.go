@@ -75,8 +75,8 @@ func TestClusterClassFilterAndErrors(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want an error containing %q", c.args, st, errs, c.want)
 		}
 	}
-	st, _, errs = run(t, "cluster", "-h")
-	if st != 0 || !strings.Contains(errs, "Example") || !strings.Contains(errs, "--affinity") {
-		t.Errorf("cluster -h: status %d, %q", st, errs)
+	st, out, _ = run(t, "cluster", "-h") // help goes to stdout
+	if st != 0 || !strings.Contains(out, "Example") || !strings.Contains(out, "--affinity") {
+		t.Errorf("cluster -h: status %d, %q", st, out)
 	}
 }

@@ -17,11 +17,12 @@ func runEval(e *env, args []string) error {
 	nu := fs.Int("train-per-class", 0, "random splits with this many training rows per class (faces protocol) instead of CV")
 	repeats := fs.Int("repeats", 1, "number of repeated CV runs or random splits (mean and std reported)")
 	seed := fs.Uint64("seed", 0, "seed of every random choice")
-	scale := fs.String("scale", "minmax", "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
+	scale := fs.String("scale", defaultScale, "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
 	maxDims := fs.Int("max-dims", defaultEvalDims, "evaluate dimensions 1..max-dims (0: all the method gives — n−1 for kernel PCA, which needs every eigenpair)")
 	format := fs.String("format", "text", "output: text, csv, json or markdown")
 	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
+	jobs := fs.Int("j", 0, "fits run at once (0: one per CPU), lowered when the estimated memory of that many fits exceeds the available memory")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
 	if err := parse(fs, args); err != nil {
@@ -30,8 +31,8 @@ func runEval(e *env, args []string) error {
 	if *cv != 0 && *nu != 0 {
 		return usagef("--cv and --train-per-class exclude each other")
 	}
-	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 {
-		return usagef("--cv, --train-per-class and --max-dims must be ≥ 0 and --repeats ≥ 1")
+	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 || *jobs < 0 {
+		return usagef("--cv, --train-per-class, --max-dims and -j must be ≥ 0 and --repeats ≥ 1")
 	}
 	if !validFormat(*format) {
 		return usagef("--format %q: want one of %s", *format, strings.Join(evaluate.Formats, ", "))
@@ -41,7 +42,7 @@ func runEval(e *env, args []string) error {
 	if len(names) == 0 {
 		return usagef("-m: no method given")
 	}
-	ms, _, err := buildMethods(names, params)
+	ms, kvs, err := buildMethods(names, params)
 	if err != nil {
 		return err
 	}
@@ -64,13 +65,11 @@ func runEval(e *env, args []string) error {
 		}
 		ds = ds.Subset(idx)
 	}
-	if isTerminal(e.stderr) {
-		proto.Progress = func(done, total int) {
-			fmt.Fprintf(e.stderr, "\r%d/%d fits", done, total)
-			if done == total {
-				fmt.Fprintln(e.stderr)
-			}
-		}
+	prog := e.newProgress("eval")
+	proto.Progress = func(done, total int) { prog.update(done, total, "fits") }
+	proto.Context = e.ctx
+	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs); err != nil {
+		return err
 	}
 	rep, err := evaluate.Run(ds, proto)
 	if err != nil {
@@ -96,6 +95,11 @@ func splitList(s string) []string {
 	}
 	return out
 }
+
+// defaultScale is the preprocessing fit and eval use unless --scale is
+// given: min-max to [−1, 1] fitted on the training rows, so that one
+// feature's unit cannot dominate distances and kernels.
+const defaultScale = "minmax"
 
 // defaultEvalDims caps the dimensions eval sweeps by default. Methods whose
 // dimension is bounded by the classes (C−1) are unaffected; for the others

@@ -1,12 +1,14 @@
 package cli
 
 import (
-	"bytes"
+	"compress/gzip"
+	"io"
 	"strings"
 
 	"fmt"
 	"os"
 	"strconv"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -50,7 +52,7 @@ func runFit(e *env, args []string) error {
 	df := addDataFlags(fs)
 	name := fs.String("m", "", "method (see 'dimred methods')")
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
-	scale := fs.String("scale", "none", "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list")
+	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
 	out := fs.String("o", "", "model file to write (JSON)")
 	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; methods pca, lda, lqmi; --scale none)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
@@ -74,47 +76,40 @@ func runFit(e *env, args []string) error {
 		m = p.WithProgress(func(line string) { fmt.Fprintln(e.stderr, line) })
 	}
 	if *stream {
+		if !flagGiven(fs, "scale") {
+			*scale = "none"
+		}
 		return streamFit(e, df, m, *name, kv, *scale, *chunk, *dims, *out)
+	}
+	if _, err := preprocess.Parse(*scale); err != nil {
+		return usageError{err}
 	}
 	ds, err := df.load()
 	if err != nil {
 		return err
 	}
-	pipe, err := preprocess.Parse(*scale)
-	if err != nil {
-		return usageError{err}
-	}
-	fp, err := pipe.Fit(ds.X)
-	if err != nil {
-		return err
-	}
-	x, err := fp.Apply(ds.X)
-	if err != nil {
-		return err
-	}
-	model, err := m.Fit(x, ds.Y, *dims)
-	if err != nil {
-		return err
-	}
-	pre, err := preprocess.MarshalFitted(fp)
-	if err != nil {
-		return err
-	}
-	meta := method.File{Method: *name, Params: kv, FeatureNames: ds.FeatureNames, ClassNames: ds.ClassNames, Preprocess: pre}
-	if err := saveModel(*out, meta, model); err != nil {
-		return err
-	}
 	r, c := ds.Dims()
-	e.printf("fitted %s on %s (%d rows, %d features) → %d dimensions; model written to %s\n", *name, df.input, r, c, model.Dims(), *out)
-	return nil
-}
-
-func saveModel(path string, meta method.File, model method.Model) error {
-	var buf bytes.Buffer
-	if err := method.Save(&buf, meta, model.(*method.Fitted)); err != nil {
+	prog := e.newProgress("fit")
+	if r >= 2000 {
+		prog.note("fitting %s on %d rows × %d features (--scale %s)", *name, r, c, *scale)
+	}
+	start := time.Now()
+	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims}.Fit(e.ctx, ds)
+	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	if el := time.Since(start); el >= 2*time.Second {
+		prog.note("fitted in %s", roundDuration(el))
+	}
+	if err := e.writeFile(*out, p.Save); err != nil {
+		return err
+	}
+	kern := ""
+	for _, k := range p.Kernels() {
+		kern += ", kernel " + k.String()
+	}
+	e.status(*out, "fitted %s on %s (%d rows, %d features%s) → %d dimensions; model written to %s\n", *name, df.input, r, c, kern, p.Dims(), *out)
+	return nil
 }
 
 // streamFit fits a method from statistics accumulated over chunks of the
@@ -150,10 +145,11 @@ func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[strin
 	if err != nil {
 		return err
 	}
-	if err := saveModel(out, method.File{Method: name, Params: kv}, model); err != nil {
+	p := &method.Pipeline{Method: name, Params: kv, Model: model.(*method.Fitted), Features: ms.Dim()}
+	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
-	e.printf("fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
+	e.status(out, "fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
 	return nil
 }
 
@@ -161,7 +157,7 @@ func runTransform(e *env, args []string) error {
 	fs := newFlags(e, "transform")
 	df := addDataFlags(fs)
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
-	out := fs.String("o", "", "output CSV (default: standard output)")
+	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first) or .npy (the embedding only), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -169,7 +165,14 @@ func runTransform(e *env, args []string) error {
 	if *modelPath == "" {
 		return usagef("--model MODEL is required")
 	}
-	ds, err := df.load()
+	format := "csv"
+	if *out != "-" {
+		var err error
+		if format, err = data.OutputFormat(*out); err != nil {
+			return usageError{err}
+		}
+	}
+	ds, err := df.loadFrom(e.stdin)
 	if err != nil {
 		return err
 	}
@@ -190,44 +193,48 @@ func runTransform(e *env, args []string) error {
 		names[j] = "z" + strconv.Itoa(j+1)
 	}
 	outDS := &data.Dataset{Name: ds.Name, X: z, Y: ds.Y, FeatureNames: names, ClassNames: ds.ClassNames}
-	w := e.stdout
-	if *out != "" {
-		file, err := os.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer file.Close()
-		w = file
+	if err := e.ctx.Err(); err != nil {
+		return err
 	}
-	return data.WriteCSV(w, outDS)
+	return e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, outDS) })
 }
+
+// loadModel reads a model file (any version) as a pipeline.
+func loadModel(path string) (*method.Pipeline, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return nil, fmt.Errorf("model file %s: %w", path, err)
+		}
+		return method.LoadPipeline(namedReader{gz, path})
+	}
+	return method.LoadPipeline(f)
+}
+
+// namedReader gives a reader the name LoadPipeline puts in its errors.
+type namedReader struct {
+	io.Reader
+	name string
+}
+
+func (r namedReader) Name() string { return r.name }
 
 // applyModel reads a model file and maps the rows of ds through its saved
 // preprocessing and projection.
 func applyModel(modelPath string, ds *data.Dataset, input string) (*mat.Dense, error) {
-	f, err := os.Open(modelPath)
+	p, err := loadModel(modelPath)
 	if err != nil {
 		return nil, err
 	}
-	meta, model, err := method.Load(f, modelPath)
-	f.Close()
-	if err != nil {
-		return nil, err
+	if _, c := ds.Dims(); c != p.Features {
+		return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, modelPath, p.Features)
 	}
-	x := ds.X
-	if len(meta.Preprocess) > 0 {
-		fp, err := preprocess.UnmarshalFitted(meta.Preprocess)
-		if err != nil {
-			return nil, fmt.Errorf("model file %s: %w", modelPath, err)
-		}
-		if _, c := x.Dims(); c != fp.InDims() {
-			return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, modelPath, fp.InDims())
-		}
-		if x, err = fp.Apply(x); err != nil {
-			return nil, err
-		}
-	}
-	z, err := model.Transform(x)
+	z, err := p.Transform(ds.X)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", input, err)
 	}

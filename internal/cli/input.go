@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"io"
 	"strings"
 
 	"github.com/dimred/dimred/data"
@@ -14,11 +15,12 @@ type dataFlags struct {
 	format, labelCol, classAttr, drop, missing       string
 	nominal, labels, matFea, matGnd, matSamples, sep string
 	noLabels, noHeader                               bool
+	features                                         int
 }
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz) or builtin:NAME")
+	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz), builtin:NAME, or - for standard input (transform; CSV unless --format-in)")
 	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, mat")
 	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
@@ -32,6 +34,7 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator (default ',')")
 	fs.BoolVar(&d.noLabels, "no-labels", false, "the data has no label column")
 	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
+	fs.IntVar(&d.features, "features", 0, "LIBSVM: the number of features (0: the largest index in the file)")
 	return d
 }
 
@@ -40,7 +43,7 @@ func (d *dataFlags) options() (data.Options, error) {
 	opt := data.Options{
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
-		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples,
+		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
 	}
 	if d.drop != "" {
 		opt.Drop = strings.Split(d.drop, ",")
@@ -55,7 +58,26 @@ func (d *dataFlags) options() (data.Options, error) {
 	return opt, nil
 }
 
+// loadFrom is load, reading stdin for -i -.
+func (d *dataFlags) loadFrom(stdin io.Reader) (*data.Dataset, error) {
+	if d.input != "-" {
+		return d.load()
+	}
+	opt, err := d.options()
+	if err != nil {
+		return nil, err
+	}
+	ds, err := data.ReadFrom(stdin, "stdin", opt)
+	if err != nil {
+		return nil, err
+	}
+	return ds, ds.Validate()
+}
+
 func (d *dataFlags) load() (*data.Dataset, error) {
+	if d.input == "-" {
+		return nil, usagef("-i -: this command cannot read standard input; give a file")
+	}
 	if d.input == "" {
 		return nil, usagef("no input: give -i FILE or -i builtin:NAME (see 'dimred datasets')")
 	}

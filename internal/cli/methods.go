@@ -17,7 +17,7 @@ func runMethods(e *env, args []string) error {
 	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFAMILY\tSUPERVISION\tSPACE\tMAX DIMS\tPAPER")
 	for _, m := range method.All() {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Family, m.Supervision, m.Space, m.MaxDims, m.Paper)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", m.Name, m.Family, m.Supervision, m.Space, m.MaxDims, paperNames(m.Paper))
 	}
 	if err := tw.Flush(); err != nil || !*verbose {
 		return err

@@ -34,7 +34,7 @@ func TestFitStream(t *testing.T) {
 		if st, _, errs := run(t, "fit", "-m", m, "-i", csvPath, "--stream", "--chunk", "300", "-k", "5", "-o", streamed); st != 0 {
 			t.Fatalf("%s --stream: status %d: %s", m, st, errs)
 		}
-		if st, _, errs := run(t, "fit", "-m", m, "-i", csvPath, "-k", "5", "-o", whole); st != 0 {
+		if st, _, errs := run(t, "fit", "-m", m, "-i", csvPath, "-k", "5", "--scale", "none", "-o", whole); st != 0 {
 			t.Fatalf("%s: status %d: %s", m, st, errs)
 		}
 		var z [2][][]float64

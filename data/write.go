@@ -1,0 +1,108 @@
+package data
+
+import (
+	"bufio"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sbinet/npyio/npy"
+)
+
+// OutputFormats are the formats Write writes, by file extension
+// (OutputFormat), each optionally followed by .gz.
+var OutputFormats = []string{"csv", "tsv", "npy"}
+
+// OutputFormat returns the format of an output path from its extension:
+// .csv, .tsv or .npy, optionally followed by .gz.
+func OutputFormat(path string) (string, error) {
+	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))
+	switch ext {
+	case ".csv", ".tsv", ".npy":
+		return ext[1:], nil
+	}
+	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv or .npy (optionally followed by .gz)", path, ext)
+}
+
+// Write writes d to w in format: "csv" and "tsv" with the label column
+// first (WriteCSV, WriteTSV), "npy" the rows only, as a float64 array
+// (the labels are not part of it).
+func Write(w io.Writer, format string, d *Dataset) error {
+	switch format {
+	case "csv":
+		return WriteCSV(w, d)
+	case "tsv":
+		return WriteTSV(w, d)
+	case "npy":
+		if d == nil || d.X == nil || d.X.IsEmpty() {
+			return fmt.Errorf("Write npy: no data")
+		}
+		if err := CheckFinite("rows", d.X); err != nil {
+			return err
+		}
+		return npy.Write(w, d.X)
+	}
+	return fmt.Errorf("Write: unknown format %q; want %s", format, strings.Join(OutputFormats, ", "))
+}
+
+// WriteFile writes path with write, through gzip when the name ends in
+// ".gz", atomically: into a temporary file in the same directory that is
+// renamed over path only once everything is written and closed, so a
+// failed or interrupted run leaves no half-written file and never
+// truncates an existing one. A path that exists and is not a regular
+// file (/dev/null, a named pipe) is written in place.
+func WriteFile(path string, write func(io.Writer) error) (err error) {
+	if st, serr := os.Stat(path); serr == nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if err := write(f); err != nil {
+			f.Close()
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return f.Close()
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<16)
+	var w io.Writer = bw
+	var zw *gzip.Writer
+	if strings.HasSuffix(strings.ToLower(path), ".gz") {
+		zw = gzip.NewWriter(bw)
+		w = zw
+	}
+	if err = write(w); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if zw != nil {
+		if err = zw.Close(); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if err = bw.Flush(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

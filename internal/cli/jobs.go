@@ -1,0 +1,148 @@
+package cli
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/method"
+)
+
+// fitMemory estimates the peak bytes of one fit of the method info with
+// parameters kv on n rows of d features, from the sizes of what the
+// engine holds at once: kernel methods in the exact space the n×n Gram
+// matrix, its centred copy and the solver's factor (kernelCopies of n²
+// floats); Nyström features n×m and m×m blocks; linear and graph
+// methods the rows, their centred copy, d×d scatter matrices and a kNN
+// graph. The evaluation's own copies of the split (train and test, raw
+// and preprocessed) are added. docs/performance.md compares it with the
+// measured peak.
+func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
+	const f = 8 // bytes per float64
+	nn, dd := int64(n), int64(d)
+	split := 4 * nn * dd * f
+	kernelMethod := false
+	for _, p := range info.Params {
+		kernelMethod = kernelMethod || p.Name == "kernel" || p.Name == "kernels"
+	}
+	switch {
+	case kernelMethod && kv["space"] == method.SpaceNystrom:
+		m := int64(embed.DefaultLandmarks)
+		if v, err := strconv.Atoi(kv["landmarks"]); err == nil && v > 0 {
+			m = int64(v)
+		}
+		m = min(m, nn)
+		return split + (3*nn*m+3*m*m)*f
+	case kernelMethod:
+		copies, ok := kernelCopies[info.Name]
+		if !ok {
+			copies = defaultKernelCopies
+		}
+		return split + copies*nn*nn*f
+	}
+	return split + (3*nn*dd+4*dd*dd+nn*int64(2*method.DefaultNeighbours+2))*f
+}
+
+// kernelCopies is the number of n×n matrices a kernel fit holds at its
+// peak (Gram matrix, centred copy, factor or eigen-solver workspace),
+// rounded up from the peaks measured in docs/performance.md (Memory):
+// KPCA 1.1·n², the dense dual route of the LPP/MFA family 12.4·n², KNDA
+// 8.3·n²; the regression route (GDA, KQMI, KSR, CKFD) 2.1·n², and
+// 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows.
+// MKL-SR holds one centred Gram matrix per base kernel besides.
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "mklsr": 6}
+
+// defaultKernelCopies is kernelCopies of the other kernel methods.
+const defaultKernelCopies = 4
+
+// availableMemory returns the bytes the system says are available
+// (MemAvailable of /proc/meminfo, capped by a cgroup v2 memory.max), or
+// 0 when it cannot tell.
+func availableMemory() int64 {
+	var avail int64
+	if f, err := os.Open("/proc/meminfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				avail = kb << 10
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
+		if lim, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && lim > 0 && (avail == 0 || lim < avail) {
+			avail = lim
+		}
+	}
+	return avail
+}
+
+// evalWorkers chooses how many fits eval runs at once: jobs (0: one per
+// CPU), at most the number of fits, and no more than the estimated
+// memory of the largest fit allows in 80 % of the available memory
+// (never fewer than one: a warning says when even one may not fit).
+func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p *evaluate.Protocol, kvs []map[string]string) (int, error) {
+	n, d := ds.Dims()
+	train := n
+	if p.PerClass > 0 {
+		train = min(n, p.PerClass*ds.NumClasses())
+	} else {
+		k := p.Folds
+		if k == 0 {
+			k = evaluate.DefaultFolds
+		}
+		train = n - n/k
+	}
+	var worst int64
+	for i, nm := range p.Methods {
+		info, err := method.Lookup(nm.Name)
+		if err != nil {
+			return 0, err
+		}
+		worst = max(worst, fitMemory(info, kvs[i], train, d))
+	}
+	fits := max(p.Repeats, 1) * len(p.Methods)
+	if p.PerClass == 0 {
+		k := p.Folds
+		if k == 0 {
+			k = evaluate.DefaultFolds
+		}
+		fits *= k
+	}
+	workers := jobs
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, fits)
+	avail := availableMemory()
+	if avail > 0 {
+		fit := max(1, int(avail*8/10/worst))
+		if fit < workers {
+			workers = fit
+		}
+		if worst > avail {
+			fmt.Fprintf(stderr, "dimred eval: warning: one fit on %d training rows may need about %s, more than the %s available; running one at a time\n", train, gib(worst), gib(avail))
+		}
+	}
+	msg := fmt.Sprintf("%d fits on %d training rows × %d features, %d at a time; about %s per fit (estimate)", fits, train, d, workers, gib(worst))
+	if avail > 0 {
+		msg += ", " + gib(avail) + " available"
+	}
+	prog.note("%s", msg)
+	return workers, nil
+}
+
+func gib(b int64) string {
+	if b < 1<<30 {
+		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+}

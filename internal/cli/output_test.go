@@ -1,0 +1,136 @@
+package cli
+
+import (
+	"bytes"
+	"compress/gzip"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
+	"github.com/dimred/dimred/method"
+)
+
+// transform writes by extension (.csv, .tsv, .npy, any of them .gz; -
+// for stdout) and reads -i - from stdin; the model written by fit loads in
+// the library and maps rows the same way.
+func TestTransformOutputs(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "-o", model); st != 0 {
+		t.Fatal(errs)
+	}
+	_, stdout, _ := run(t, "transform", "--model", model, "-i", "builtin:iris")
+	want := readCSVFloats(t, write(t, "stdout.csv", stdout))
+	for _, name := range []string{"z.csv", "z.tsv", "z.csv.gz", "z.tsv.gz", "z.npy", "z.npy.gz"} {
+		out := filepath.Join(dir, name)
+		if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", out); st != 0 {
+			t.Fatalf("%s: %s", name, errs)
+		}
+		var got [][]float64
+		if strings.Contains(name, ".npy") {
+			x, err := data.Load(out, data.Options{NoLabels: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, c := x.Dims()
+			for i := 0; i < r; i++ {
+				got = append(got, append([]float64{want[i][0]}, x.X.RawRowView(i)[:c]...))
+			}
+		} else {
+			ds, err := data.Load(out, data.Options{LabelColumn: "label"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range ds.Y {
+				got = append(got, append([]float64{float64(ds.Y[i])}, ds.X.RawRowView(i)...))
+			}
+		}
+		if len(got) != len(want) || got[7][2] != want[7][2] || got[149][1] != want[149][1] {
+			t.Errorf("%s: content differs from the stdout CSV", name)
+		}
+	}
+	// -i - reads CSV from stdin.
+	var csvIn bytes.Buffer
+	ds := datasets.Iris()
+	if err := data.WriteCSV(&csvIn, ds); err != nil {
+		t.Fatal(err)
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(csvIn.Bytes())
+	zw.Close()
+	for _, in := range [][]byte{csvIn.Bytes(), gz.Bytes()} {
+		var out, errb bytes.Buffer
+		if st := Do([]string{"transform", "--model", model, "-i", "-", "-o", "-"}, bytes.NewReader(in), &out, &errb); st != 0 {
+			t.Fatalf("-i -: %s", errb.String())
+		}
+		if out.String() != stdout {
+			t.Error("-i - gives a different embedding")
+		}
+	}
+	// The library loads the CLI's model with its preprocessing.
+	mf, _ := os.Open(model)
+	defer mf.Close()
+	p, err := method.LoadPipeline(mf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z, _ := p.Transform(ds.X)
+	if z.At(7, 1) != want[7][2] {
+		t.Errorf("library transform %v, CLI %v", z.At(7, 1), want[7][2])
+	}
+	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv or .npy") {
+		t.Errorf("unknown extension: status %d, %s", st, errs)
+	}
+}
+
+// A failed transform or fit leaves an existing output file as it was, and
+// no temporary file behind.
+func TestFailedRunKeepsExistingOutput(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", "builtin:iris", "-o", model); st != 0 {
+		t.Fatal(errs)
+	}
+	out := filepath.Join(dir, "z.csv")
+	os.WriteFile(out, []byte("precious\n"), 0o644)
+	if st, _, _ := run(t, "transform", "--model", model, "-i", "builtin:wine", "-o", out); st != 1 {
+		t.Errorf("mismatched features: status %d", st)
+	}
+	if st, _, _ := run(t, "fit", "-m", "lda", "-i", write(t, "one.csv", "a,label\n1,x\n2,x\n"), "-o", model+"x"); st == 0 {
+		t.Error("one-class fit succeeded")
+	}
+	b, _ := os.ReadFile(out)
+	if string(b) != "precious\n" {
+		t.Errorf("existing output changed to %q", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// fit -o - writes the model (only) to stdout, its status line to stderr.
+func TestFitToStdout(t *testing.T) {
+	st, out, errs := run(t, "fit", "-m", "lda", "-i", "builtin:iris", "-o", "-")
+	if st != 0 || !strings.Contains(errs, "model written to -") {
+		t.Fatalf("status %d, stderr %q", st, errs)
+	}
+	p, err := method.LoadPipeline(strings.NewReader(out))
+	if err != nil || p.Method != "lda" {
+		t.Errorf("stdout is not the model: %v", err)
+	}
+}
+
+// fit names the kernel with the width the fit chose (sigma=auto resolved).
+func TestFitNamesResolvedKernel(t *testing.T) {
+	st, out, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(out, "kernel rbf(sigma=") || strings.Contains(out, "auto") {
+		t.Errorf("status %d, stdout %q, stderr %q", st, out, errs)
+	}
+}

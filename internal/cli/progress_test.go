@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/method"
+)
+
+// eval reports progress on a non-terminal stderr as timestamped lines (the
+// first fit, the last, and the plan), and --quiet silences them.
+func TestEvalProgressLines(t *testing.T) {
+	st, out, errs := run(t, "eval", "-i", "builtin:iris", "-m", "lda,gda", "--cv", "3")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	stamp := `\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ eval: `
+	for _, want := range []string{stamp + `6 fits on 100 training rows × 4 features, \d+ at a time; about .* per fit`, stamp + `1/6 fits, .* elapsed, ETA `, stamp + `6/6 fits, .* elapsed\n`} {
+		if !regexp.MustCompile(want).MatchString(errs) {
+			t.Errorf("stderr lacks %q:\n%s", want, errs)
+		}
+	}
+	if !strings.Contains(out, "gda") {
+		t.Errorf("no report on stdout:\n%s", out)
+	}
+	st, _, errs = run(t, "eval", "-i", "builtin:iris", "-m", "lda", "--cv", "3", "--quiet")
+	if st != 0 || errs != "" {
+		t.Errorf("--quiet: status %d, stderr %q", st, errs)
+	}
+}
+
+// The terminal form is a bar redrawn in place, with an ETA.
+func TestProgressBar(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &progress{w: &b, tty: true, label: "eval", start: clock, now: func() time.Time { clock = clock.Add(10 * time.Second); return clock }}
+	p.update(1, 4, "fits")
+	p.update(4, 4, "fits")
+	want := "\reval [######..................] 1/4 fits, 10s elapsed, ETA 30s\x1b[K" +
+		"\reval [########################] 4/4 fits, 20s elapsed\x1b[K\n"
+	if b.String() != want {
+		t.Errorf("bar %q, want %q", b.String(), want)
+	}
+	// Lines to a log are spaced by progressEvery.
+	b.Reset()
+	p.tty, p.start, p.last = false, clock, time.Time{}
+	for i := 1; i <= 4; i++ {
+		p.update(i, 4, "fits") // 10 s apart: every one is written
+	}
+	if n := strings.Count(b.String(), "\n"); n != 4 {
+		t.Errorf("%d lines, want 4:\n%s", n, b.String())
+	}
+}
+
+// An interrupted eval (Ctrl-C cancels the context) exits 130 and prints
+// no report.
+func TestEvalInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	st := doContext(ctx, []string{"eval", "-i", "builtin:iris", "-m", "gda", "--cv", "3"}, strings.NewReader(""), &out, &errb)
+	if st != 130 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted; no output written") {
+		t.Errorf("status %d, stdout %q, stderr %q", st, out.String(), errb.String())
+	}
+}
+
+// -j bounds the fits run at once; the memory estimate of a kernel fit
+// grows as n².
+func TestEvalJobs(t *testing.T) {
+	st, _, errs := run(t, "eval", "-i", "builtin:iris", "-m", "lda", "--cv", "3", "-j", "1")
+	if st != 0 || !strings.Contains(errs, "1 at a time") {
+		t.Errorf("-j 1: status %d, stderr %s", st, errs)
+	}
+	if st, _, errs := run(t, "eval", "-i", "builtin:iris", "-m", "lda", "-j", "-1"); st != 2 {
+		t.Errorf("-j -1: status %d, %s", st, errs)
+	}
+	gda, _ := method.Lookup("gda")
+	a, b := fitMemory(gda, nil, 1000, 10), fitMemory(gda, nil, 2000, 10)
+	if a < defaultKernelCopies*8*1000*1000 || b < 4*a-4*8*2000*10*4 {
+		t.Errorf("kernel estimate %d at n = 1000, %d at n = 2000", a, b)
+	}
+	if ny := fitMemory(gda, map[string]string{"space": "nystrom", "landmarks": "100"}, 10000, 10); ny >= fitMemory(gda, nil, 10000, 10)/10 {
+		t.Errorf("Nyström estimate %d not far below the exact one", ny)
+	}
+}
+
+// Help is on stdout with a description and examples; --version prints
+// the version; user-facing text names papers by author and year.
+func TestHelpAndVersion(t *testing.T) {
+	for _, c := range commands() {
+		st, out, errs := run(t, c.name, "-h")
+		if c.name == "reproduce" {
+			continue // its subcommands have their own flags
+		}
+		if st != 0 || errs != "" || !strings.Contains(out, "usage: dimred "+c.name) || !strings.Contains(out, "flags:") || !strings.Contains(strings.ToLower(out), "example") {
+			t.Errorf("%s -h: status %d, stderr %q, stdout:\n%s", c.name, st, errs, out)
+		}
+		if regexp.MustCompile(`seed 00\d`).MatchString(out) {
+			t.Errorf("%s -h names a seed file:\n%s", c.name, out)
+		}
+	}
+	st, out, _ := run(t, "--version")
+	if st != 0 || !strings.HasPrefix(out, "dimred ") {
+		t.Errorf("--version: %d %q", st, out)
+	}
+	_, out, _ = run(t, "methods")
+	if strings.Contains(out, "seed 00") || !strings.Contains(out, "Bouzas et al. 2015") {
+		t.Errorf("methods names seed files:\n%s", out)
+	}
+	if got := paperNames("seed 000 eq. 3; baseline in seeds 000, 004; seed 001 (Liu & Gillies 2016); seeds 000-004; seed 003 (Table 1)"); got != "Bouzas et al. 2015 eq. 3; baseline in Bouzas et al. 2015, Zhao 2014; Liu & Gillies 2016; the five papers; Yang et al. 2009 (Table 1)" {
+		t.Errorf("paperNames: %q", got)
+	}
+	// Flags may follow a stray argument, which is reported.
+	if st, _, errs := run(t, "datasets", "extra", "--quiet"); st != 2 || !strings.Contains(errs, `unexpected argument "extra"`) {
+		t.Errorf("stray argument: %d %q", st, errs)
+	}
+}
+
+// The default RBF width works on data whose rows are far from one unit
+// apart: GDA on the ORL faces (1024 pixels scaled to [−1, 1], median
+// distance ≈ 17) with sigma=auto is far under chance (2.2 % measured in
+// docs/parameters.md), where the papers' σ = 1 was near chance (68 %).
+func TestEvalDefaultSigmaOnFaces(t *testing.T) {
+	orl := testdata.Path(t, "data/faces/orl_32x32.csv.gz")
+	minErr := func(extra ...string) float64 {
+		args := append([]string{"eval", "-i", orl, "-m", "gda", "-c", "ncc", "--cv", "5", "--format", "json", "--quiet"}, extra...)
+		st, out, errs := run(t, args...)
+		if st != 0 {
+			t.Fatalf("status %d: %s", st, errs)
+		}
+		var rep struct {
+			Results []struct {
+				MinError float64 `json:"min_error"`
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Results) != 1 {
+			t.Fatalf("report %q: %v", out, err)
+		}
+		return rep.Results[0].MinError
+	}
+	if e := minErr(); e > 0.06 {
+		t.Errorf("sigma=auto: min error %.3f, want ≤ 0.06", e)
+	}
+	if e := minErr("-p", "sigma=1"); e < 0.5 {
+		t.Errorf("sigma=1: min error %.3f; the comparison assumes σ = 1 fails on ORL", e)
+	}
+}

@@ -1,0 +1,110 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// The median of every pairwise distance, computed directly.
+func bruteMedian(x *mat.Dense) float64 {
+	n, _ := x.Dims()
+	var d []float64
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			s := 0.0
+			for c, v := range x.RawRowView(i) {
+				s += (v - x.At(j, c)) * (v - x.At(j, c))
+			}
+			d = append(d, math.Sqrt(s))
+		}
+	}
+	sort.Float64s(d)
+	m := len(d)
+	return (d[(m-1)/2] + d[m/2]) / 2
+}
+
+func TestMedianDistanceMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{2, 3, 4, 7, 50} {
+		x := mat.NewDense(n, 3, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < 3; j++ {
+				x.Set(i, j, rng.NormFloat64()*5)
+			}
+		}
+		got, err := MedianDistance(x, 1000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := bruteMedian(x); math.Abs(got-want) > 1e-12*want {
+			t.Errorf("n=%d: median %v, want %v", n, got, want)
+		}
+	}
+	// Duplicated rows: a few zero distances count; when the median would
+	// be one, the median of the non-zero distances is used.
+	x := mat.NewDense(4, 1, []float64{0, 0, 1, 5}) // pairs: 0,1,1,4,5,5
+	if got, _ := MedianDistance(x, 1000); got != 2.5 {
+		t.Errorf("one zero: %v, want 2.5", got)
+	}
+	x = mat.NewDense(5, 1, []float64{0, 0, 0, 0, 3}) // 6 zeros, 4 threes
+	if got, _ := MedianDistance(x, 1000); got != 3 {
+		t.Errorf("mostly zeros: %v, want 3", got)
+	}
+	if _, err := MedianDistance(mat.NewDense(3, 1, []float64{1, math.NaN(), 2}), 10); err == nil || !strings.Contains(err.Error(), "row 2, column 1 is NaN") {
+		t.Errorf("NaN: %v", err)
+	}
+}
+
+// A sample is seeded: the same rows give the same width, and the sampled
+// median is close to the full one.
+func TestMedianDistanceSample(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(3000, 5, nil)
+	for i := 0; i < 3000; i++ {
+		for j := 0; j < 5; j++ {
+			x.Set(i, j, rng.Float64())
+		}
+	}
+	a, _ := MedianDistance(x, 1000)
+	b, _ := MedianDistance(x, 1000)
+	full, _ := MedianDistance(x, 0)
+	if a != b {
+		t.Errorf("sampled median not deterministic: %v, %v", a, b)
+	}
+	if math.Abs(a-full) > 0.02*full {
+		t.Errorf("sampled median %v, full %v", a, full)
+	}
+}
+
+func TestAutoWidth(t *testing.T) {
+	k, err := Parse("rbf")
+	if err != nil || !k.IsAuto() || k.String() != "rbf(sigma=auto)" {
+		t.Fatalf("Parse(rbf) = %v (%v), want the automatic width", k, err)
+	}
+	if k2, _ := Parse("rbf:sigma=2"); k2.IsAuto() {
+		t.Error("rbf:sigma=2 is not automatic")
+	}
+	if _, err := Parse("rbf:sigma=0"); err == nil {
+		t.Error("rbf:sigma=0 accepted")
+	}
+	x := mat.NewDense(4, 2, []float64{0, 0, 1, 0, 0, 2, 3, 3})
+	if _, err := k.Gram(x, nil); err == nil || !strings.Contains(err.Error(), "Resolve") {
+		t.Errorf("Gram of an unresolved width: %v", err)
+	}
+	r, err := Sum([]float64{1, 1}, Linear(), k).Resolve(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := AutoWidthFactor * bruteMedian(x); r.Terms[1].Sigma != want || r.IsAuto() {
+		t.Errorf("resolved %v, want sigma %v", r, want)
+	}
+	// Equal rows: any width gives the same Gram matrix; σ = 1.
+	if r, err := k.Resolve(mat.NewDense(3, 1, []float64{2, 2, 2})); err != nil || r.Sigma != 1 {
+		t.Errorf("equal rows: %v, %v", r, err)
+	}
+}

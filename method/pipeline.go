@@ -1,0 +1,221 @@
+package method
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/preprocess"
+)
+
+// Pipeline is a fitted model with what it needs to map new rows: the
+// fitted preprocessing (applied first), the method's model, and the
+// metadata of the fit (method, parameters, input feature count and names,
+// class names, the software that saved it). It is what the library saves
+// (Save) and loads (LoadPipeline) and what 'dimred fit' writes; its
+// Transform applies the preprocessing, so a loaded pipeline maps rows
+// exactly as 'dimred transform' does. It implements Model.
+type Pipeline struct {
+	Method string
+	Params map[string]string
+	// Preprocess is the fitted preprocessing (nil: none).
+	Preprocess *preprocess.FittedPipeline
+	Model      *Fitted
+	// Features is the number of input columns.
+	Features     int
+	FeatureNames []string
+	ClassNames   []string
+	// Software is the version that saved the pipeline (LoadPipeline).
+	Software string
+}
+
+// PipelineSpec says what to fit: a registered method with its parameters
+// (as 'dimred fit -m NAME -p key=value'), the preprocessing (a
+// preprocess spec such as "minmax"; "" or "none": none) and the output
+// dimensions (0: the most the method gives).
+type PipelineSpec struct {
+	Method string
+	Params map[string]string
+	Scale  string
+	Dims   int
+}
+
+// Fit fits the preprocessing on the rows of ds, then the method on the
+// preprocessed rows; ctx cancels it (FitContext).
+func (s PipelineSpec) Fit(ctx context.Context, ds *data.Dataset) (*Pipeline, error) {
+	p, _, err := s.fit(ctx, ds, false)
+	return p, err
+}
+
+// FitTransform is Fit that also returns the embedding of the rows of ds
+// (the one the fit computed, when the method keeps it: see FitTransform).
+func (s PipelineSpec) FitTransform(ctx context.Context, ds *data.Dataset) (*Pipeline, *mat.Dense, error) {
+	return s.fit(ctx, ds, true)
+}
+
+func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool) (*Pipeline, *mat.Dense, error) {
+	m, err := New(s.Method, s.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ds == nil || ds.X == nil {
+		return nil, nil, fmt.Errorf("%s: no data to fit", s.Method)
+	}
+	if err := ds.Validate(); err != nil {
+		return nil, nil, err
+	}
+	spec, err := preprocess.Parse(s.Scale)
+	if err != nil {
+		return nil, nil, err
+	}
+	pre, err := spec.Fit(ds.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := pre.Apply(ds.X)
+	if err != nil {
+		return nil, nil, err
+	}
+	model, err := FitContext(ctx, m, x, ds.Y, s.Dims)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, ok := model.(*Fitted)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: the fit returned a %T, not a *method.Fitted", s.Method, model)
+	}
+	info, _ := Lookup(s.Method)
+	_, d := ds.Dims()
+	p := &Pipeline{Method: info.Name, Params: maps.Clone(s.Params), Preprocess: pre, Model: f, Features: d,
+		FeatureNames: slices.Clone(ds.FeatureNames), ClassNames: slices.Clone(ds.ClassNames)}
+	if len(pre.Steps) == 0 {
+		p.Preprocess = nil
+	}
+	if !embedRows {
+		return p, nil, nil
+	}
+	if f.Train != nil {
+		if r, c := f.Train.Dims(); r == len(ds.Y) && c == f.Dims() {
+			return p, f.Train, nil
+		}
+	}
+	z, err := f.Transform(x)
+	return p, z, err
+}
+
+// Dims is the number of output dimensions.
+func (p *Pipeline) Dims() int { return p.Model.Dims() }
+
+// Transform maps raw rows (the columns the pipeline was fitted on)
+// through the preprocessing and the model.
+func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if x == nil {
+		return nil, fmt.Errorf("%s model: no rows to transform", p.Method)
+	}
+	if _, c := x.Dims(); p.Features > 0 && c != p.Features {
+		return nil, fmt.Errorf("%s model: the rows have %d features, the model was fitted on %d", p.Method, c, p.Features)
+	}
+	if p.Preprocess != nil {
+		var err error
+		if x, err = p.Preprocess.Apply(x); err != nil {
+			return nil, err
+		}
+	}
+	return p.Model.Transform(x)
+}
+
+// Save writes the pipeline as a model file (format version FileVersion,
+// with a checksum).
+func (p *Pipeline) Save(w io.Writer) error {
+	meta := File{Method: p.Method, Params: p.Params, Features: p.Features, FeatureNames: p.FeatureNames, ClassNames: p.ClassNames}
+	if p.Features == 0 {
+		meta.Features = p.inDims()
+	}
+	if p.Preprocess != nil {
+		b, err := preprocess.MarshalFitted(p.Preprocess)
+		if err != nil {
+			return err
+		}
+		meta.Preprocess = b
+	}
+	return Save(w, meta, p.Model)
+}
+
+func (p *Pipeline) inDims() int {
+	if p.Preprocess != nil {
+		return p.Preprocess.InDims()
+	}
+	return p.Model.InDims()
+}
+
+// LoadPipeline reads a model file written by Pipeline.Save, 'dimred fit'
+// or an earlier version (1 and 2 load). The file name, when r has one
+// (an *os.File), names it in errors. A file that is not a dimred model,
+// is truncated, fails its checksum (it was edited or damaged), was written
+// by a newer version, names an unknown method, or whose parts disagree
+// on the number of features is refused with an error saying which.
+func LoadPipeline(r io.Reader) (*Pipeline, error) {
+	name := "(model)"
+	if n, ok := r.(interface{ Name() string }); ok {
+		name = n.Name()
+	}
+	f, fitted, err := load(r, name)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{Method: f.Method, Params: f.Params, Model: fitted, Features: f.Features,
+		FeatureNames: f.FeatureNames, ClassNames: f.ClassNames, Software: f.Software}
+	if len(f.Preprocess) > 0 && string(f.Preprocess) != "null" {
+		fp, err := preprocess.UnmarshalFitted(f.Preprocess)
+		if err != nil {
+			return nil, fmt.Errorf("model file %s: preprocessing: %w", name, err)
+		}
+		pipe, ok := fp.(*preprocess.FittedPipeline)
+		if !ok {
+			pipe = &preprocess.FittedPipeline{Cols: fp.InDims(), Steps: []preprocess.Fitted{fp}}
+		}
+		p.Preprocess = pipe
+		if pipe.OutDims() != fitted.InDims() {
+			return nil, fmt.Errorf("model file %s: the preprocessing gives %d columns, the model takes %d", name, pipe.OutDims(), fitted.InDims())
+		}
+	}
+	in := p.inDims()
+	if p.Features == 0 {
+		p.Features = in
+	}
+	if p.Features != in {
+		return nil, fmt.Errorf("model file %s: %d features, but its preprocessing and model take %d", name, p.Features, in)
+	}
+	if n := len(p.FeatureNames); n > 0 && n != p.Features {
+		return nil, fmt.Errorf("model file %s: %d feature names for %d features", name, n, p.Features)
+	}
+	return p, nil
+}
+
+// Kernels returns the kernels of the fitted model, with the widths the
+// fit resolved (sigma=auto): what a user needs to know to reproduce it.
+// Linear models have none.
+func (p *Pipeline) Kernels() []kernel.Kernel { return modelKernels(p.Model.Model) }
+
+func modelKernels(m embed.Model) []kernel.Kernel {
+	switch t := m.(type) {
+	case *embed.KernelModel:
+		return []kernel.Kernel{t.Kernel}
+	case *embed.NystromModel:
+		return []kernel.Kernel{t.Kernel}
+	case embed.Chain:
+		var out []kernel.Kernel
+		for _, part := range t {
+			out = append(out, modelKernels(part)...)
+		}
+		return out
+	}
+	return nil
+}

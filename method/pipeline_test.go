@@ -1,0 +1,96 @@
+package method
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/datasets"
+)
+
+// A pipeline saved and loaded maps raw rows exactly as before saving
+// (preprocessing included), and equals preprocessing + model by hand.
+func TestPipelineSaveLoad(t *testing.T) {
+	ds := datasets.Wine()
+	p, z0, err := PipelineSpec{Method: "gda", Params: map[string]string{"alpha": "0.01"}, Scale: "minmax"}.FitTransform(context.Background(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	q, err := LoadPipeline(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Method != "gda" || q.Features != 13 || len(q.ClassNames) != 3 || q.Params["alpha"] != "0.01" || !strings.HasPrefix(q.Software, "dimred ") {
+		t.Errorf("metadata: %+v", q)
+	}
+	z1, err := q.Transform(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := p.Preprocess.Apply(ds.X)
+	z2, _ := p.Model.Transform(x)
+	if !mat.Equal(z1, z2) {
+		t.Error("loaded pipeline differs from preprocessing + model")
+	}
+	if !mat.EqualApprox(z0, z1, 1e-9) {
+		t.Error("FitTransform's rows differ from Transform's")
+	}
+	// The raw model alone would be wrong on raw rows: Load refuses.
+	if _, _, err := Load(bytes.NewReader(buf.Bytes()), "m.json"); err == nil || !strings.Contains(err.Error(), "LoadPipeline") {
+		t.Errorf("Load of a file with preprocessing: %v", err)
+	}
+	if _, err := q.Transform(mat.NewDense(2, 4, nil)); err == nil || !strings.Contains(err.Error(), "4 features, the model was fitted on 13") {
+		t.Errorf("mismatched features: %v", err)
+	}
+}
+
+// Damaged, edited, newer, unknown-method and inconsistent files are
+// refused with an error that says which.
+func TestPipelineRefusesBadFiles(t *testing.T) {
+	p, err := PipelineSpec{Method: "lda", Scale: "zscore"}.Fit(context.Background(), datasets.Iris())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	resigned := func(edit func(f *File)) string { // an edit with a valid checksum
+		var f File
+		if err := json.Unmarshal([]byte(good), &f); err != nil {
+			t.Fatal(err)
+		}
+		edit(&f)
+		f.Checksum, _ = f.checksum()
+		b, _ := json.Marshal(f)
+		return string(b)
+	}
+	i := strings.Index(good, `"model"`) + strings.IndexAny(good[strings.Index(good, `"model"`):], "123456789")
+	for _, c := range []struct{ name, file, want string }{
+		{"truncated", good[:len(good)/2], "truncated"},
+		{"tampered", good[:i] + string('0'+(good[i]-'0'+1)%10) + good[i+1:], "checksum"},
+		{"newer", strings.Replace(good, `"version": 3`, `"version": 4`, 1), "newer dimred"},
+		{"unknown method", resigned(func(f *File) { f.Method = "lda2" }), `unknown method "lda2"`},
+		{"features", resigned(func(f *File) { f.Features = 5 }), "5 features, but its preprocessing and model take 4"},
+		{"names", resigned(func(f *File) { f.FeatureNames = f.FeatureNames[:2] }), "2 feature names for 4 features"},
+		{"not json", "hello", "not a dimred model"},
+		{"other format", `{"format": "x"}`, `format "x"`},
+	} {
+		if c.name == "tampered" && c.file == good {
+			t.Fatal("tampering changed nothing")
+		}
+		_, err := LoadPipeline(strings.NewReader(c.file))
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
+		}
+	}
+}

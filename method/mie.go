@@ -92,6 +92,18 @@ type VariationalParams struct {
 	// VEPaper (wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²), seed 003 eq. 7 and §3.3).
 	Weights string
 	Search  graph.Search
+	// Context, when not nil, cancels the fit between EM iterations and
+	// inside the Gram matrix and the eigen-solves (method.FitContext sets
+	// it).
+	Context context.Context
+}
+
+// ctx returns the fit's context (Background when none is set).
+func (p VariationalParams) ctx() context.Context {
+	if p.Context == nil {
+		return context.Background()
+	}
+	return p.Context
 }
 
 // Params declares the graph parameters.
@@ -146,6 +158,7 @@ type Progresser interface {
 
 // ve is one variational-embedding fit on prepared feature coordinates.
 type ve struct {
+	ctx     context.Context
 	name    string
 	coef    *graph.ClassBlock // γ or r
 	prep    *embed.Prepared   // not dual: Φ n×r of full column rank
@@ -180,7 +193,7 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 		}
 	}
 	prob := &embed.Problem{Objective: l, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
-	r, err := prob.Solve(v.prep)
+	r, err := prob.SolveContext(v.ctx, v.prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.name, err)
 	}
@@ -221,6 +234,9 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 	var shiftBasis *mat.Dense
 	lastShift := 0.0
 	for it := 1; ; it++ {
+		if err := v.ctx.Err(); err != nil {
+			return nil, res, err
+		}
 		if it > p.MaxIter {
 			res.Stop = "maximum number of iterations"
 			break
@@ -411,7 +427,7 @@ func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep 
 	if err != nil {
 		return nil, fmt.Errorf("%s: bandwidth: %w", name, err)
 	}
-	v := &ve{name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eigen: eigen}
+	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eigen: eigen}
 	return v.run(iterate, e, pre)
 }
 
@@ -439,7 +455,7 @@ func (m *KernelVariational) Params(s *param.Schema) {
 		param.C("kernel", false), param.C("input", true))
 	param.Num(s, &m.Cutoff, "cutoff", 1e-10, "drop the eigen-directions of K̃ below cutoff·λ_max (a spectral regulariser)", param.Above(0), param.Below(1))
 	pcaParam(s, &m.PCA)
-	kernelParams(s, &m.Kernel, kernel.RBF(1))
+	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
 	eigenParam(s, &m.Eigen)
 	noPCAWithPrecomputed(s, &m.Space, &m.PCA)
@@ -454,7 +470,7 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 	if err != nil {
 		return nil, err
 	}
-	kprep, err := m.Space.prepare(name, m.Kernel, z)
+	kprep, err := m.Space.prepare(m.ctx(), name, m.Kernel, z)
 	if err != nil {
 		return nil, err
 	}

@@ -45,6 +45,9 @@ type PipelineSpec struct {
 	Params map[string]string
 	Scale  string
 	Dims   int
+	// Progress, when not nil, receives the progress lines of iterative
+	// methods (Progresser: one line per EM iteration and the stop reason).
+	Progress func(string)
 }
 
 // Fit fits the preprocessing on the rows of ds, then the method on the
@@ -64,6 +67,9 @@ func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool)
 	m, err := New(s.Method, s.Params)
 	if err != nil {
 		return nil, nil, err
+	}
+	if p, ok := m.(Progresser); ok && s.Progress != nil {
+		m = p.WithProgress(s.Progress)
 	}
 	if ds == nil || ds.X == nil {
 		return nil, nil, fmt.Errorf("%s: no data to fit", s.Method)

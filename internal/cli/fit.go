@@ -72,8 +72,12 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	m, kv := ms[0], kvs[0]
-	if p, ok := m.(method.Progresser); ok { // iterative methods: one line per iteration
-		m = p.WithProgress(func(line string) { fmt.Fprintln(e.stderr, line) })
+	var emLine func(string) // iterative methods: one line per iteration, unless --quiet
+	if !e.quiet {
+		emLine = func(line string) { fmt.Fprintln(e.stderr, line) }
+	}
+	if p, ok := m.(method.Progresser); ok && emLine != nil {
+		m = p.WithProgress(emLine)
 	}
 	if *stream {
 		if !flagGiven(fs, "scale") {
@@ -94,7 +98,7 @@ func runFit(e *env, args []string) error {
 		prog.note("fitting %s on %d rows × %d features (--scale %s)", *name, r, c, *scale)
 	}
 	start := time.Now()
-	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims}.Fit(e.ctx, ds)
+	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims, Progress: emLine}.Fit(e.ctx, ds)
 	if err != nil {
 		return err
 	}

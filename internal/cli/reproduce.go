@@ -68,9 +68,7 @@ func runReproduce(e *env, args []string) error {
 		}
 	}
 	opt.Params = func(name string) map[string]string { return routed[name] }
-	if isTerminal(e.stderr) {
-		opt.Progress = func(ds string) { fmt.Fprintf(e.stderr, "running %s...\n", ds) }
-	}
+	opt.Progress = e.reproduceProgress()
 	rows, err := reproduce.Seed000(opt)
 	if err != nil {
 		return err
@@ -120,9 +118,7 @@ func runReproduce004(e *env, args []string) error {
 	}
 	opt := reproduce.Seed004Options{Shared: *shared, OutDir: *out, Sets: splitList(*sets), Methods: splitList(*methods),
 		Repeats: *repeats, Seed: *seed, Scale: *scale, MNIST: *mnist}
-	if isTerminal(e.stderr) {
-		opt.Progress = func(s string) { fmt.Fprintf(e.stderr, "running %s...\n", s) }
-	}
+	opt.Progress = e.reproduceProgress()
 	rows, err := reproduce.Seed004(opt)
 	if err != nil {
 		return err
@@ -174,7 +170,7 @@ func runReproduce002(e *env, args []string) error {
 	if _, err := os.Stat(*shared); err != nil {
 		return fmt.Errorf("--shared %s: %w (the papers' tables and data live there)", *shared, err)
 	}
-	opt.Progress = func(s string) { fmt.Fprintf(e.stderr, "running %s...\n", s) }
+	opt.Progress = e.reproduceProgress()
 	cells, err := reproduce.Seed002(opt)
 	if err != nil {
 		return err
@@ -191,4 +187,11 @@ func runReproduce002(e *env, args []string) error {
 	}
 	fmt.Fprintln(e.stdout, "\nTable 2 sensitivity: accuracy % (mean ± std over the runs) by normalized-cut graph")
 	return reproduce.WriteSeed002Sensitivity(e.stdout, rows)
+}
+
+// reproduceProgress reports each stage of a reproduction on stderr
+// (timestamped lines when stderr is not a terminal; nothing with --quiet).
+func (e *env) reproduceProgress() func(string) {
+	prog := e.newProgress("reproduce")
+	return func(stage string) { prog.note("running %s", stage) }
 }

@@ -51,7 +51,7 @@ func runReproduce003(e *env, args []string) error {
 	}
 	opt := reproduce.Seed003Options{Shared: *shared, Sets: splitList(*sets), Nus: nuList, Methods: splitList(*methods),
 		Repeats: *repeats, MaxDims: *maxDims, Seed: *seed, Scale: *scale, Sigma: *sigma}
-	opt.Progress = func(s string) { fmt.Fprintf(e.stderr, "running %s...\n", s) }
+	opt.Progress = e.reproduceProgress()
 	rows, err := reproduce.Seed003(opt)
 	if err != nil {
 		return err

@@ -61,10 +61,13 @@ func (p *Partial) add(k nodeKey, n *node) error {
 		if sk.index < k.index {
 			left, right = sib, n
 		}
-		if err := mergeNodes(left, right); err != nil {
+		// The nodes may be shared with the inputs of the combiner, which
+		// must not change: the parent gets its own copy.
+		parent := &node{first: left.first, m: left.m.Clone()}
+		if err := mergeNodes(parent, right); err != nil {
 			return err
 		}
-		k, n = nodeKey{k.level + 1, k.index >> 1}, left
+		k, n = nodeKey{k.level + 1, k.index >> 1}, parent
 	}
 }
 

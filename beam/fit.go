@@ -65,14 +65,24 @@ func statsFitter(name string, params map[string]string) (method.StatsFitter, err
 	return sf, nil
 }
 
-// StatsMethods returns the names of the methods that fit from statistics.
+// StatsMethods returns the names of the methods that fit from statistics
+// (method.StatsFitter).
 func StatsMethods() []string {
+	return methodsWhere(func(m method.Method) bool { _, ok := m.(method.StatsFitter); return ok })
+}
+
+// NystromMethods returns the names of the kernel methods that fit from
+// statistics of Nyström features with space=nystrom
+// (method.NystromStatsFitter).
+func NystromMethods() []string {
+	return methodsWhere(func(m method.Method) bool { _, ok := m.(method.NystromStatsFitter); return ok })
+}
+
+func methodsWhere(ok func(method.Method) bool) []string {
 	var names []string
 	for _, info := range method.All() {
-		if m, err := method.New(info.Name, nil); err == nil {
-			if _, ok := m.(method.StatsFitter); ok {
-				names = append(names, info.Name)
-			}
+		if m, err := method.New(info.Name, nil); err == nil && ok(m) {
+			names = append(names, info.Name)
 		}
 	}
 	return names
@@ -274,3 +284,4 @@ func init() {
 	beam.RegisterType(reflect.TypeOf(Shard{}))
 	beam.RegisterType(reflect.TypeOf(BadRow{}))
 }
+

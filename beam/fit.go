@@ -284,4 +284,3 @@ func init() {
 	beam.RegisterType(reflect.TypeOf(Shard{}))
 	beam.RegisterType(reflect.TypeOf(BadRow{}))
 }
-

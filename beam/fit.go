@@ -165,13 +165,6 @@ func (f *statsFn) ProcessElement(ctx context.Context, sh Shard, emit func(Partia
 // malformed rows go to emitBad.
 func shardMoments(ctx context.Context, sh Shard, opt data.Options, chunk int, deadLetter bool, features func(context.Context, *mat.Dense) (*mat.Dense, error), emit func(Partial), emitBad func(BadRow)) error {
 	var m stats.Moments
-	var bad func(*data.FormatError) error
-	if deadLetter {
-		bad = func(e *data.FormatError) error {
-			emitBad(BadRow{File: e.File, Line: e.Line, Err: e.Error()})
-			return nil
-		}
-	}
 	err := scanShard(ctx, sh, opt, chunk, func(x *mat.Dense, y []int) error {
 		if features != nil {
 			var err error
@@ -183,12 +176,24 @@ func shardMoments(ctx context.Context, sh Shard, opt data.Options, chunk int, de
 			return fmt.Errorf("%s: %w", sh.Path, err)
 		}
 		return nil
-	}, bad)
+	}, badRows(deadLetter, emitBad))
 	if err != nil {
 		return err
 	}
 	emit(Leaf(sh, &m))
 	return nil
+}
+
+// badRows returns the handler of malformed rows of a shard: nil (the first
+// fails the pipeline) without deadLetter, else one that emits them.
+func badRows(deadLetter bool, emitBad func(BadRow)) func(*data.FormatError) error {
+	if !deadLetter {
+		return nil
+	}
+	return func(e *data.FormatError) error {
+		emitBad(BadRow{File: e.File, Line: e.Line, Err: e.Error()})
+		return nil
+	}
 }
 
 // fitFn fits the model from the merged statistics and writes it.

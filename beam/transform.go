@@ -30,7 +30,8 @@ type TransformConfig struct {
 	// shard, named after it (OutputName), with a header row, the label
 	// column first ("label": the class name of Options.Classes, else the
 	// class index; empty for an unlabeled row; absent with NoLabels) and
-	// the embedding columns z1..zk, rows in the order of the input rows.
+	// the embedding columns z1..zk, rows in the order of the input rows. A
+	// local directory must exist (dimred-beam transform creates it).
 	Output string
 	// Dims keeps the first Dims dimensions (0: all).
 	Dims int
@@ -166,13 +167,6 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 		return err
 	}
 	w := bufio.NewWriterSize(wc, 1<<16)
-	var bad func(*data.FormatError) error
-	if f.DeadLetter {
-		bad = func(e *data.FormatError) error {
-			emitBad(BadRow{File: e.File, Line: e.Line, Err: e.Error()})
-			return nil
-		}
-	}
 	rows := 0
 	var line []byte
 	err = scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
@@ -209,7 +203,7 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 		}
 		rows += n
 		return nil
-	}, bad)
+	}, badRows(f.DeadLetter, emitBad))
 	if err == nil {
 		err = w.Flush()
 	}

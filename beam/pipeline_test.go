@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -104,7 +105,7 @@ func checkStats(t *testing.T, what, path string, x *mat.Dense, y []int) {
 	if err := want.Add(x, y); err != nil {
 		t.Fatal(err)
 	}
-	if got.N() != want.N() || got.LabeledN() != want.LabeledN() || !equalInts(got.ClassCounts(), want.ClassCounts()) {
+	if got.N() != want.N() || got.LabeledN() != want.LabeledN() || !slices.Equal(got.ClassCounts(), want.ClassCounts()) {
 		t.Fatalf("%s: counts %d/%d %v, want %d/%d %v", what, got.N(), got.LabeledN(), got.ClassCounts(), want.N(), want.LabeledN(), want.ClassCounts())
 	}
 	for _, c := range []struct {
@@ -121,18 +122,6 @@ func checkStats(t *testing.T, what, path string, x *mat.Dense, y []int) {
 			t.Errorf("%s: %s differs from the in-memory statistics by %.3g (relative)", what, c.name, d)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // checkModel compares the embeddings of x by the model at path and by the

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -118,7 +119,7 @@ func TestTransformEqualsInMemory(t *testing.T) {
 				labels = append(labels, c)
 			}
 		}
-		if !equalInts(labels, ds.Y) {
+		if !slices.Equal(labels, ds.Y) {
 			t.Errorf("dims %d: the output labels are not the input labels", dims)
 		}
 	}

@@ -127,14 +127,16 @@ func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-func parse(fs *flag.FlagSet, args []string) error {
+// parseInput parses the flags of a command and returns its input.
+func parseInput(fs *flag.FlagSet, in *inputFlags, args []string) (dimredbeam.Input, error) {
 	if err := fs.Parse(args); err != nil {
-		return usageError{err}
+		return dimredbeam.Input{}, usageError{err}
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return dimredbeam.Input{}, usagef("unexpected argument %q", fs.Arg(0))
 	}
-	return nil
+	beam.Init() // after the flags, as the SDK asks
+	return in.input()
 }
 
 func run(cmd string, args []string, stdout, stderr io.Writer) error {
@@ -163,11 +165,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	statsPath := fs.String("stats", "", "also write the merged statistics (binary) to this file")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	beam.Init()
-	input, err := in.input()
+	input, err := parseInput(fs, in, args)
 	if err != nil {
 		return err
 	}
@@ -209,11 +207,7 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	model := fs.String("model", "", "model file (dimred-beam fit or dimred fit)")
 	out := fs.String("o", "", "output directory: one CSV file per input shard")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	beam.Init()
-	input, err := in.input()
+	input, err := parseInput(fs, in, args)
 	if err != nil {
 		return err
 	}

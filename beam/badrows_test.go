@@ -82,6 +82,27 @@ func TestBadShard(t *testing.T) {
 	}
 	checkModel(t, "lda without the bad rows", cfg.Model, want, x, 1e-9)
 
+	// A Nyström fit reads the shards in four passes; every pass leaves the
+	// same rows out, so the landmarks and features are those of the good
+	// rows, and the dead letter lists each bad row once.
+	params := map[string]string{"space": "nystrom", "landmarks": "40", "seed": "6", "sigma": "300"}
+	ncfg := FitConfig{Input: Input{Glob: glob, Chunk: 10}, Method: "gda", Params: params, Model: filepath.Join(out, "gda.json"), DeadLetter: filepath.Join(out, "bad-gda.txt")}
+	if err := runFit(t, ncfg); err != nil {
+		t.Fatalf("nyström fit with a dead-letter file: %v", err)
+	}
+	if b2, _ := os.ReadFile(ncfg.DeadLetter); string(b2) != string(b) {
+		t.Errorf("nyström dead letter:\n%s\nwant\n%s", b2, b)
+	}
+	gda, err := method.New("gda", params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantGDA, err := gda.Fit(x, y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkModel(t, "nyström gda without the bad rows", ncfg.Model, wantGDA, x, 1e-8)
+
 	// Transform: fails on the bad row, or routes it to the dead letter.
 	tcfg := TransformConfig{Input: Input{Glob: glob}, Model: cfg.Model, Output: filepath.Join(out, "z")}
 	if err := os.Mkdir(tcfg.Output, 0o755); err != nil {

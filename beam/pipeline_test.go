@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,8 +22,13 @@ import (
 )
 
 // The pipelines run in-process on Beam's Prism runner (the default of
-// Run); -runner=direct selects the older direct runner.
-func TestMain(m *testing.M) { ptest.Main(m) }
+// Run); -runner=direct selects the older direct runner. The runner's
+// progress messages are left out of the test output (warnings and errors
+// stay).
+func TestMain(m *testing.M) {
+	slog.SetLogLoggerLevel(slog.LevelWarn)
+	ptest.Main(m)
+}
 
 // splitShards writes the data rows of the CSV table at src (with its
 // header) into k shard files in a new directory, contiguous row ranges in

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -15,7 +16,11 @@ import (
 	"github.com/dimred/dimred/internal/testdata"
 )
 
-func TestMain(m *testing.M) { ptest.Main(m) }
+// The runner's progress messages are left out of the test output.
+func TestMain(m *testing.M) {
+	slog.SetLogLoggerLevel(slog.LevelWarn)
+	ptest.Main(m)
+}
 
 // The command fits LDA on iris split into LIBSVM shards (one gzipped) and
 // transforms them, with a Beam flag passed through; the outputs have one

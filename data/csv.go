@@ -36,7 +36,7 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 		var label string
 		var line int
 		var ok bool
-		vals, label, line, ok, err = rows.next(vals)
+		vals, label, line, ok, _, err = rows.next(vals)
 		if err != nil {
 			return nil, err
 		}
@@ -169,8 +169,12 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 
 // next appends the features of the next data row to vals and returns them
 // with the row's label text (trimmed; "" without a label column) and its
-// line. ok is false at the end of the input.
-func (c *csvRows) next(vals []float64) (out []float64, label string, line int, ok bool, err error) {
+// line. ok is false at the end of the input. On error, rowBad says whether
+// the error concerns this row only (a ragged row, a field that is not a
+// number, a malformed record: the next call reads the row after it) rather
+// than the input (a read or decompression error); vals may then hold some
+// of the row's fields.
+func (c *csvRows) next(vals []float64) (out []float64, label string, line int, ok, rowBad bool, err error) {
 	rec := c.first
 	if rec != nil {
 		c.first = nil
@@ -178,18 +182,19 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 	} else {
 		rec, err = c.cr.Read()
 		if err == io.EOF {
-			return vals, "", 0, false, nil
+			return vals, "", 0, false, false, nil
 		}
 		if err != nil {
-			return vals, "", 0, false, c.readErr(err)
+			var pe *csv.ParseError
+			return vals, "", 0, false, errors.As(err, &pe), c.readErr(err)
 		}
 		line, _ = c.cr.FieldPos(0)
 	}
 	if len(rec) != c.ncols {
 		if len(rec) < c.ncols {
-			return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; column %q is missing", len(rec), c.ncols, short(c.header[len(rec)]))
+			return vals, "", 0, false, true, lineErr(c.name, line, "ragged row: %d fields where the header has %d; column %q is missing", len(rec), c.ncols, short(c.header[len(rec)]))
 		}
-		return vals, "", 0, false, lineErr(c.name, line, "ragged row: %d fields where the header has %d; extra value %q", len(rec), c.ncols, short(rec[c.ncols]))
+		return vals, "", 0, false, true, lineErr(c.name, line, "ragged row: %d fields where the header has %d; extra value %q", len(rec), c.ncols, short(rec[c.ncols]))
 	}
 	for j, s := range rec {
 		if j == c.labelCol {
@@ -199,11 +204,11 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 		v, msg := parseNumber(s)
 		if msg != "" {
 			l, _ := c.cr.FieldPos(j)
-			return vals, "", 0, false, lineErr(c.name, l, "column %q: %s", short(c.header[j]), msg)
+			return vals, "", 0, false, true, lineErr(c.name, l, "column %q: %s", short(c.header[j]), msg)
 		}
 		vals = append(vals, v)
 	}
-	return vals, label, line, true, nil
+	return vals, label, line, true, false, nil
 }
 
 // readErr wraps an error of the CSV reader. Errors that already name the

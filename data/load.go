@@ -321,18 +321,28 @@ func openInput(path string) (io.ReadCloser, error) {
 	if !strings.HasSuffix(strings.ToLower(path), ".gz") {
 		return f, nil
 	}
-	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 64<<10))
+	g, err := newGzipInput(f, f, path)
 	if err != nil {
 		f.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// newGzipInput returns a decompressing reader of r whose errors name
+// path; closing it closes c (nil: nothing to close).
+func newGzipInput(r io.Reader, c io.Closer, path string) (*gzipInput, error) {
+	zr, err := gzip.NewReader(bufio.NewReaderSize(r, 64<<10))
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a valid gzip file: %w", path, err)
 	}
-	return &gzipInput{path: path, f: f, zr: zr}, nil
+	return &gzipInput{path: path, c: c, zr: zr}, nil
 }
 
 // gzipInput is a decompressing reader whose errors name the file.
 type gzipInput struct {
 	path string
-	f    *os.File
+	c    io.Closer
 	zr   *gzip.Reader
 	n    int64 // bytes decompressed so far
 	err  error // sticky error
@@ -355,7 +365,12 @@ func (g *gzipInput) Read(p []byte) (int, error) {
 	return k, err
 }
 
-func (g *gzipInput) Close() error { return g.f.Close() }
+func (g *gzipInput) Close() error {
+	if g.c == nil {
+		return nil
+	}
+	return g.c.Close()
+}
 
 // datasetName is the file name of path without directory and extensions
 // (".csv.gz" and the like).

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -49,27 +50,78 @@ import (
 // one Load reports: Load decompresses the whole file before parsing, and
 // checks labels against opt.Classes after parsing every row.
 func Scan(path string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error) error {
-	format, opt, err := resolveFormat(path, opt)
+	format, opt, err := scanFormat(path, opt, chunkRows, fn)
 	if err != nil {
 		return err
-	}
-	switch format {
-	case FormatCSV, FormatTSV, FormatLIBSVM:
-	default:
-		return fmt.Errorf("%s: Scan streams CSV, TSV and LIBSVM files; %s files are not streamed: use Load, which reads the whole file into memory", path, strings.ToUpper(format))
-	}
-	if chunkRows < 1 {
-		return fmt.Errorf("%s: Scan chunk size is %d rows; want at least 1", path, chunkRows)
-	}
-	if fn == nil {
-		return fmt.Errorf("%s: Scan needs a function to receive the chunks; got nil", path)
 	}
 	in, err := openInput(path)
 	if err != nil {
 		return err
 	}
 	defer in.Close()
-	s := &scanner{name: path, opt: opt, chunkRows: chunkRows, fn: fn}
+	return scan(in, path, format, opt, chunkRows, fn, nil)
+}
+
+// ScanReader is Scan on an open input r whose display name is name: the
+// name gives the format (as a path does for Scan, unless opt.Format is
+// set), gzip decompression when it ends in ".gz", and the file in every
+// error. It reads inputs that are not local files, such as the shards of
+// a distributed pipeline opened through its file system.
+//
+// bad, when not nil, makes the scan skip malformed data rows instead of
+// stopping at the first: it receives the error of each such row (a
+// *FormatError naming the file and line, with the message Scan would
+// return), and the scan goes on with the next row; an error returned by
+// bad stops the scan and is returned as it is. A row is malformed when it
+// breaks a rule of the row itself: a ragged CSV row, a field that is not a
+// finite number, a refused label, a malformed CSV record (bad quoting), a
+// LIBSVM token that is not index:value, a repeated or out-of-range index.
+// Errors that concern the whole input still stop the scan whatever bad
+// is: no header or no data rows, a read or decompression error, and a
+// LIBSVM first chunk without features. With bad nil, ScanReader stops at
+// the first malformed row, as Scan does.
+func ScanReader(r io.Reader, name string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error, bad func(err *FormatError) error) error {
+	format, opt, err := scanFormat(name, opt, chunkRows, fn)
+	if err != nil {
+		return err
+	}
+	if r == nil {
+		return fmt.Errorf("%s: ScanReader needs an input; got nil", name)
+	}
+	if strings.HasSuffix(strings.ToLower(name), ".gz") {
+		zr, err := newGzipInput(r, nil, name)
+		if err != nil {
+			return err
+		}
+		r = zr
+	}
+	return scan(r, name, format, opt, chunkRows, fn, bad)
+}
+
+// scanFormat checks the arguments of Scan and ScanReader and returns the
+// format of the input named name.
+func scanFormat(name string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error) (string, Options, error) {
+	format, opt, err := resolveFormat(name, opt)
+	if err != nil {
+		return "", opt, err
+	}
+	switch format {
+	case FormatCSV, FormatTSV, FormatLIBSVM:
+	default:
+		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV and LIBSVM files; %s files are not streamed: use Load, which reads the whole file into memory", name, strings.ToUpper(format))
+	}
+	if chunkRows < 1 {
+		return "", opt, fmt.Errorf("%s: Scan chunk size is %d rows; want at least 1", name, chunkRows)
+	}
+	if fn == nil {
+		return "", opt, fmt.Errorf("%s: Scan needs a function to receive the chunks; got nil", name)
+	}
+	return format, opt, nil
+}
+
+// scan streams the decompressed input in of the given format.
+func scan(in io.Reader, name, format string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error, bad func(*FormatError) error) error {
+	s := &scanner{name: name, opt: opt, chunkRows: chunkRows, fn: fn, bad: bad}
 	if opt.Classes != nil {
 		s.classIdx = classIndex(opt.Classes)
 	}
@@ -85,7 +137,8 @@ type scanner struct {
 	opt       Options
 	chunkRows int
 	fn        func(x *mat.Dense, y []int) error
-	classIdx  map[string]int // classIndex(opt.Classes), nil without them
+	bad       func(*FormatError) error // ScanReader's handler of malformed rows; nil: stop
+	classIdx  map[string]int           // classIndex(opt.Classes), nil without them
 
 	vals  []float64 // the chunk's rows, row-major
 	y     []int     // the chunk's labels, nil without labels
@@ -107,6 +160,17 @@ func (s *scanner) label(t string) (int, string) {
 		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; set Options.Classes to name the classes of other labels", t)
 	}
 	return c, ""
+}
+
+// rowErr handles err, the error of one malformed row: without a handler
+// it is returned (the scan stops); with one, the handler gets it and the
+// row is skipped (nil is returned) unless the handler returns an error.
+func (s *scanner) rowErr(err error) error {
+	var fe *FormatError
+	if s.bad == nil || !errors.As(err, &fe) {
+		return err
+	}
+	return s.bad(fe)
 }
 
 // emit passes the chunk of d-column rows to fn and empties it.
@@ -139,9 +203,18 @@ func (s *scanner) csv(in io.Reader) error {
 			line int
 			ok   bool
 		)
-		s.vals, text, line, ok, err = rows.next(s.vals)
+		var rowBad bool
+		keep := len(s.vals)
+		s.vals, text, line, ok, rowBad, err = rows.next(s.vals)
 		if err != nil {
-			return err
+			if !rowBad {
+				return err
+			}
+			s.vals = s.vals[:keep] // drop the row's parsed fields
+			if err := s.rowErr(err); err != nil {
+				return err
+			}
+			continue
 		}
 		if !ok {
 			break
@@ -149,7 +222,11 @@ func (s *scanner) csv(in io.Reader) error {
 		if rows.labelCol >= 0 {
 			c, msg := s.label(text)
 			if msg != "" {
-				return rows.labelErr(line, msg)
+				s.vals = s.vals[:keep]
+				if err := s.rowErr(rows.labelErr(line, msg)); err != nil {
+					return err
+				}
+				continue
 			}
 			s.y = append(s.y, c)
 		}
@@ -210,7 +287,11 @@ func (s *scanner) libsvm(in io.Reader) error {
 		start := len(pairs)
 		label, row, ok, err := parseLIBSVMLine(text, lr.line, s.name, s.opt, pairs)
 		if err != nil {
-			return err
+			pairs = row[:start] // drop the row's pairs
+			if err := s.rowErr(err); err != nil {
+				return err
+			}
+			continue
 		}
 		if !ok {
 			continue
@@ -219,7 +300,11 @@ func (s *scanner) libsvm(in io.Reader) error {
 		if !s.opt.NoLabels {
 			var msg string
 			if c, msg = s.label(label); msg != "" {
-				return lineErr(s.name, lr.line, "%s", msg)
+				pairs = row[:start]
+				if err := s.rowErr(lineErr(s.name, lr.line, "%s", msg)); err != nil {
+					return err
+				}
+				continue
 			}
 		}
 		if s.rows == s.chunkRows { // a full chunk, and more rows to come
@@ -232,7 +317,11 @@ func (s *scanner) libsvm(in io.Reader) error {
 		if n := len(pairs); n > start {
 			top := pairs[n-1].idx // the row's pairs are sorted
 			if p > 0 && top > p {
-				return lineErr(s.name, lr.line, "index %d exceeds the dimension %d that Scan took from the largest index in the first chunk (lines %d..%d); give the dimension of the file with --features (Options.NumFeatures)", top, p, first, lastLn)
+				pairs = pairs[:start]
+				if err := s.rowErr(lineErr(s.name, lr.line, "index %d exceeds the dimension %d that Scan took from the largest index in the first chunk (lines %d..%d); give the dimension of the file with --features (Options.NumFeatures)", top, p, first, lastLn)); err != nil {
+					return err
+				}
+				continue
 			}
 			maxIdx = max(maxIdx, top)
 		}

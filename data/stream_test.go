@@ -362,3 +362,99 @@ func TestScanErrors(t *testing.T) {
 		t.Errorf("fn error: %v after %d calls", err, calls)
 	}
 }
+
+// TestScanReaderBadRows checks ScanReader against Scan on a reader (plain
+// and gzipped), and that a bad-row handler receives each malformed row's
+// error — the message Scan stops with — while every good row is kept.
+func TestScanReaderBadRows(t *testing.T) {
+	good := "a,b,label\n1,2,0\n3,4,1\n5,6,0\n"
+	bad := "a,b,label\n1,2,0\n3,x,1\n5,6\n7,8,cat\n\"9,10,1\n"
+	svm := "0 1:1 2:2\n1 1:3 zz\n1 2:4 2:5\n0 1:5 2:6\n"
+	noop := func(*mat.Dense, []int) error { return nil }
+	dir := t.TempDir()
+	for _, name := range []string{"g.csv", "g.csv.gz"} {
+		path := filepath.Join(dir, name)
+		writeTemp(t, dir, name, good)
+		want, wy, _, err := scanAll(path, Options{}, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := os.ReadFile(path) // compressed for .gz: ScanReader decompresses by the name
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []float64
+		var gy []int
+		err = ScanReader(bytes.NewReader(raw), name, Options{}, 2, func(x *mat.Dense, y []int) error {
+			r, _ := x.Dims()
+			for i := 0; i < r; i++ {
+				got = append(got, x.RawRowView(i)...)
+			}
+			gy = append(gy, y...)
+			return nil
+		}, nil)
+		if err != nil || !slices.Equal(got, want.RawMatrix().Data) || !slices.Equal(gy, wy) {
+			t.Errorf("%s: ScanReader %v %v (%v), Scan %v %v", name, got, gy, err, want.RawMatrix().Data, wy)
+		}
+	}
+
+	// Without a handler: the first bad row stops the scan, as with Scan.
+	path := writeTemp(t, dir, "bad.csv", bad)
+	scanErr := Scan(path, Options{}, 2, noop)
+	err := ScanReader(strings.NewReader(bad), path, Options{}, 2, noop, nil)
+	if err == nil || scanErr == nil || err.Error() != scanErr.Error() {
+		t.Errorf("no handler: ScanReader %v, Scan %v", err, scanErr)
+	}
+	wantErr(t, "first bad row", err, "bad.csv:3", `column "b"`)
+
+	for _, tc := range []struct {
+		name, text string
+		wantRows   []float64
+		wantY      []int
+		wantBad    [][]string // per bad row: substrings of its error
+	}{
+		{"bad.csv", bad, []float64{1, 2}, []int{0}, [][]string{
+			{"bad.csv:3", `column "b"`, `"x"`},
+			{"bad.csv:4", "ragged row: 2 fields where the header has 3"},
+			{"bad.csv:5", `label "cat" is not a class index`},
+			{"bad.csv:6", "malformed CSV"},
+		}},
+		{"bad.svm", svm, []float64{1, 2, 5, 6}, []int{0, 0}, [][]string{
+			{"bad.svm:2", `token "zz": want index:value`},
+			{"bad.svm:3", "index 2 appears twice"},
+		}},
+	} {
+		var got []float64
+		var gy []int
+		var errs []*FormatError
+		err := ScanReader(strings.NewReader(tc.text), tc.name, Options{}, 1, func(x *mat.Dense, y []int) error {
+			got = append(got, x.RawRowView(0)...)
+			gy = append(gy, y...)
+			return nil
+		}, func(e *FormatError) error { errs = append(errs, e); return nil })
+		if err != nil {
+			t.Fatalf("%s with handler: %v", tc.name, err)
+		}
+		if !slices.Equal(got, tc.wantRows) || !slices.Equal(gy, tc.wantY) {
+			t.Errorf("%s: kept rows %v labels %v; want %v %v", tc.name, got, gy, tc.wantRows, tc.wantY)
+		}
+		if len(errs) != len(tc.wantBad) {
+			t.Fatalf("%s: %d bad rows reported (%v); want %d", tc.name, len(errs), errs, len(tc.wantBad))
+		}
+		for i, e := range errs {
+			wantErr(t, tc.name, e, tc.wantBad[i]...)
+		}
+	}
+
+	// The handler's error stops the scan; input-level errors stop it
+	// whatever the handler.
+	stop := errors.New("stop")
+	err = ScanReader(strings.NewReader(bad), "bad.csv", Options{}, 2, noop, func(*FormatError) error { return stop })
+	if err != stop {
+		t.Errorf("handler error: %v", err)
+	}
+	skip := func(*FormatError) error { return nil }
+	wantErr(t, "no rows", ScanReader(strings.NewReader("a,label\n"), "h.csv", Options{}, 2, noop, skip), "h.csv", "no data rows")
+	wantErr(t, "not gzip", ScanReader(strings.NewReader(good), "g.csv.gz", Options{}, 2, noop, skip), "g.csv.gz", "not a valid gzip file")
+	wantErr(t, "nil reader", ScanReader(nil, "g.csv", Options{}, 2, noop, skip), "g.csv", "needs an input")
+}

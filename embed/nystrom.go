@@ -106,7 +106,7 @@ func (s Nystrom) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	for i, r := range idx {
 		lm.SetRow(i, x.RawRowView(r))
 	}
-	proj, err := nystromMap(ctx, s.K, lm)
+	proj, err := NystromMap(ctx, s.K, lm)
 	if err != nil {
 		return nil, err
 	}
@@ -132,18 +132,47 @@ func (s Nystrom) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 // pick returns the sorted indices of m landmark rows.
 func (s Nystrom) pick(ctx context.Context, x *mat.Dense, m int) ([]int, error) {
 	n, _ := x.Dims()
-	rng := rand.New(rand.NewPCG(s.Seed, 0x6e7973747230))
-	var idx []int
 	if s.sampling() == Uniform || m == n {
-		idx = rng.Perm(n)[:m]
-	} else {
-		var err error
-		if idx, err = kmeansPP(ctx, s.K, x, m, rng); err != nil {
-			return nil, err
-		}
+		return s.uniform(n, m), nil
+	}
+	idx, err := kmeansPP(ctx, s.K, x, m, s.rng())
+	if err != nil {
+		return nil, err
 	}
 	sort.Ints(idx)
 	return idx, nil
+}
+
+func (s Nystrom) rng() *rand.Rand { return rand.New(rand.NewPCG(s.Seed, 0x6e7973747230)) }
+
+// uniform returns m of the indices 0..n−1 drawn uniformly without
+// replacement by the seeded generator, sorted.
+func (s Nystrom) uniform(n, m int) []int {
+	idx := s.rng().Perm(n)[:m]
+	sort.Ints(idx)
+	return idx
+}
+
+// LandmarkRows returns the sorted indices, among n rows, of the landmark
+// rows Prepare picks on n rows: it needs only n, so a pipeline that reads
+// its rows in several passes (the shards of a distributed fit) can count
+// them in a first pass, collect these rows in a second, build the map
+// with NystromMap and compute the features of every row in a third, and
+// get the features of the in-memory fit. It is an error unless the
+// sampling is Uniform, or m ≥ n (every row): k-means++ seeding needs the
+// distances of every row to each landmark chosen.
+func (s Nystrom) LandmarkRows(n int) ([]int, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if n < 1 {
+		return nil, fmt.Errorf("nystrom: %d rows; need at least 1", n)
+	}
+	m := s.landmarks(n)
+	if s.sampling() != Uniform && m < n {
+		return nil, fmt.Errorf("nystrom: sampling %s needs every row in memory (D² sampling); use sampling %s to pick the landmarks from the row count alone", s.sampling(), Uniform)
+	}
+	return s.uniform(n, m), nil
 }
 
 // kmeansPP draws m distinct rows by D² sampling in the feature space of k.
@@ -203,9 +232,13 @@ func kmeansPP(ctx context.Context, k kernel.Kernel, x *mat.Dense, m int, rng *ra
 	return idx, nil
 }
 
-// nystromMap returns T = U_r·Σ_r^{-1/2} (m×r) for K_mm = U·Σ·Uᵀ over the
-// eigenvalues above 1e-12·σ_max.
-func nystromMap(ctx context.Context, k kernel.Kernel, lm *mat.Dense) (*mat.Dense, error) {
+// NystromMap returns the map T = U_r·Σ_r^{-1/2} (m×r) of the Nyström
+// features f(x) = Tᵀ·k(L, x) for the landmark rows lm (m×d) and kernel k:
+// K_mm = k(L, L) = U·Σ·Uᵀ, over the eigenvalues above 1e-12·σ_max (see
+// Nystrom). NystromFeatures computes the features of rows with it, and
+// NewNystromModel folds a linear model on them into a model of the input
+// rows.
+func NystromMap(ctx context.Context, k kernel.Kernel, lm *mat.Dense) (*mat.Dense, error) {
 	kmm, err := k.GramContext(ctx, lm, nil)
 	if err != nil {
 		return nil, err
@@ -269,6 +302,26 @@ type NystromModel struct {
 	Landmarks *mat.Dense // m×d
 	A         *mat.Dense // m×k
 	Offset    []float64  // k
+}
+
+// NewNystromModel returns the model of the input rows whose output is
+// the linear model lin applied to the Nyström features k(L, x)ᵀ·T for the
+// landmarks lm and map t (NystromMap): z = linᵀ(f(x) − μ) folded into
+// A = T·W and Offset = Wᵀ·μ, as Nystrom's Prepare builds it for the
+// centred features.
+func NewNystromModel(k kernel.Kernel, lm, t *mat.Dense, lin *LinearModel) (*NystromModel, error) {
+	if lm == nil || t == nil || lin == nil || lin.W == nil {
+		return nil, errors.New("nystrom: a model needs landmarks, a map and a linear model")
+	}
+	m, _ := lm.Dims()
+	tm, r := t.Dims()
+	wr, _ := lin.W.Dims()
+	if tm != m || wr != r || len(lin.Mean) != r {
+		return nil, fmt.Errorf("nystrom: %d landmarks, a %d×%d map and a linear model on %d features (mean of %d); want a %d×r map and a model on its r features", m, tm, r, wr, len(lin.Mean), m)
+	}
+	var a mat.Dense
+	a.Mul(t, lin.W)
+	return &NystromModel{Kernel: k, Landmarks: lm, A: &a, Offset: mulVecT(lin.W, lin.Mean)}, nil
 }
 
 // Dims implements Model.

@@ -256,3 +256,66 @@ func TestPreparedReuse(t *testing.T) {
 		t.Error("Prepare ran with a cancelled context")
 	}
 }
+
+// LandmarkRows gives the rows Prepare takes as landmarks (from the row
+// count alone, for a multi-pass pipeline), and NewNystromModel folds a
+// linear model on the features into the model Prepare builds: the same
+// transform of new rows; mismatched shapes and D² sampling are errors.
+func TestNystromLandmarkRowsAndFold(t *testing.T) {
+	x, _, xn := spacesData(t)
+	n, d := x.Dims()
+	sp := Nystrom{K: kernel.RBF(1), Landmarks: 15, Seed: 11}
+	prep, err := sp.Prepare(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, q := prep.Phi.Dims()
+	w := mat.NewDense(q, 2, nil)
+	for i := 0; i < q; i++ {
+		w.Set(i, 0, float64(i+1))
+		w.Set(i, 1, math.Sin(float64(i)))
+	}
+	want := prep.Build(w).(*NystromModel)
+	rows, err := sp.LandmarkRows(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lm := mat.NewDense(len(rows), d, nil)
+	for i, k := range rows {
+		lm.SetRow(i, x.RawRowView(k))
+	}
+	if !mat.Equal(lm, want.Landmarks) {
+		t.Fatalf("LandmarkRows %v are not the landmarks Prepare took", rows)
+	}
+	tm, err := NystromMap(context.Background(), sp.K, lm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := NystromFeatures(context.Background(), sp.K, lm, tm, x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fr, fq := f.Dims(); fr != r || fq != q {
+		t.Fatalf("features %d×%d, Prepare's %d×%d", fr, fq, r, q)
+	}
+	got, err := NewNystromModel(sp.K, lm, tm, &LinearModel{Mean: ColMeans(f), W: w})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw, _ := want.Transform(xn)
+	zg, _ := got.Transform(xn)
+	var diff mat.Dense
+	diff.Sub(zg, zw)
+	if rel := mat.Norm(&diff, math.Inf(1)) / mat.Norm(zw, math.Inf(1)); rel > 1e-12 {
+		t.Errorf("folded model differs from Prepare's by %.3g (relative)", rel)
+	}
+	if _, err := NewNystromModel(sp.K, lm, tm, &LinearModel{Mean: make([]float64, q+1), W: w}); err == nil || !strings.Contains(err.Error(), "want a 15×r map") {
+		t.Errorf("mismatched mean: %v", err)
+	}
+	if _, err := (Nystrom{K: kernel.RBF(1), Landmarks: 15, Sampling: KMeansPP}).LandmarkRows(n); err == nil || !strings.Contains(err.Error(), "needs every row") {
+		t.Errorf("kmeans++: %v", err)
+	}
+	if _, err := sp.LandmarkRows(0); err == nil {
+		t.Error("0 rows: no error")
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/stats"
 )
@@ -218,4 +219,144 @@ func scaledSymMat(f float64, m *mat.SymDense) *mat.SymDense {
 	var out mat.SymDense
 	out.ScaleSym(f, m)
 	return &out
+}
+
+// NystromStatsFitter is implemented by kernel methods that fit, with
+// space=nystrom, from the statistics of their Nyström features: the
+// in-memory fit solves a linear problem on the centred features
+// f(x) = Tᵀ·k(L, x) whose matrices are sums over rows, so the features of
+// chunks or shards can be reduced to statistics (stats.Moments) and merged
+// like the input rows of a linear method. A pipeline picks the landmark
+// rows from the row count (NystromSpace, embed.Nystrom.LandmarkRows),
+// builds T (embed.NystromMap), accumulates the statistics of the features
+// (embed.NystromFeatures), fits the linear model on them with
+// FitFeatureStats and folds it into the model of the input rows
+// (embed.NewNystromModel): the in-memory fit up to rounding.
+type NystromStatsFitter interface {
+	Method
+	// NystromSpace returns the method's Nyström space, or an error when the
+	// method is not set to fit that way (space other than nystrom, a
+	// regulariser that needs the whole Gram matrix).
+	NystromSpace() (embed.Nystrom, error)
+	// FitFeatureStats fits the linear model z = Wᵀ(f − μ) on the features
+	// whose statistics are ms.
+	FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error)
+}
+
+// nystromSpace returns the Nyström space of a kernel method named name.
+func nystromSpace(name string, sp KernelSpace, k kernel.Kernel) (embed.Nystrom, error) {
+	if sp.Kind != SpaceNystrom {
+		kind := sp.Kind
+		if kind == "" {
+			kind = SpaceExact
+		}
+		return embed.Nystrom{}, fmt.Errorf("%s: space=%s needs the Gram matrix of every pair of rows; fitting from statistics needs space=nystrom", name, kind)
+	}
+	s, err := sp.Space(k)
+	if err != nil {
+		return embed.Nystrom{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return s.(embed.Nystrom), nil
+}
+
+// featureScatter returns the statistics of the features (of the labelled
+// rows when labelled) and their scale, the mean squared norm of the
+// centred features (embed.Prepared.Scale).
+func featureScatter(name string, ms *stats.Moments, labelled bool) (*embed.Scatter, float64, error) {
+	s, err := embed.ScatterFromMoments(ms, labelled)
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	return s, meanDiag(s.Total) * float64(s.Dim()) / float64(s.N), nil
+}
+
+// NystromSpace implements NystromStatsFitter.
+func (m KPCA) NystromSpace() (embed.Nystrom, error) {
+	if err := resolve("kpca", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	return nystromSpace("kpca", m.Space, m.Kernel)
+}
+
+// FitFeatureStats implements NystromStatsFitter: PCA of the features.
+func (m KPCA) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
+	if err := resolve("kpca", &m); err != nil {
+		return nil, err
+	}
+	s, _, err := featureScatter("kpca", ms, false)
+	if err != nil {
+		return nil, err
+	}
+	return solveScatter("kpca", m.Engine, &embed.ScatterProblem{Dims: dims, DropZero: true}, s)
+}
+
+// NystromSpace implements NystromStatsFitter.
+func (m GDA) NystromSpace() (embed.Nystrom, error) {
+	if err := resolve("gda", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	return nystromSpace("gda", m.Space, m.Kernel)
+}
+
+// FitFeatureStats implements NystromStatsFitter: the between-class graph
+// of the labelled rows' features with the ridge α·scale (see GDA).
+func (m GDA) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
+	if err := resolve("gda", &m); err != nil {
+		return nil, err
+	}
+	c, err := checkStatsLabels("gda", ms, 1)
+	if err != nil {
+		return nil, err
+	}
+	if dims > c-1 {
+		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+	}
+	s, scale, err := featureScatter("gda", ms, true)
+	if err != nil {
+		return nil, err
+	}
+	alpha, _ := m.Alpha.Get()
+	prob := &embed.ScatterProblem{Block: graph.BetweenClassBlock(s.Counts), Ridge: alpha * scale, Dims: dims, MaxDims: c - 1, DropZero: true}
+	return solveScatter("gda", m.Engine, prob, s)
+}
+
+// NystromSpace implements NystromStatsFitter (reg=ridge only: reg=cutoff
+// whitens by the eigenvectors of the whole Gram matrix).
+func (m KQMI) NystromSpace() (embed.Nystrom, error) {
+	if err := resolve("kqmi", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	if m.Reg == "cutoff" {
+		return embed.Nystrom{}, errors.New("kqmi: reg=cutoff whitens by the eigenvectors of the whole Gram matrix; fitting from statistics needs reg=ridge")
+	}
+	return nystromSpace("kqmi", m.Space, m.Kernel)
+}
+
+// FitFeatureStats implements NystromStatsFitter: the QMI graph of the
+// labelled rows' features with the ridge α·scale (see KQMI).
+func (m KQMI) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
+	if _, err := m.NystromSpace(); err != nil {
+		return nil, err
+	}
+	if err := resolve("kqmi", &m); err != nil {
+		return nil, err
+	}
+	c, err := checkStatsLabels("kqmi", ms, m.MinClassRows)
+	if err != nil {
+		return nil, err
+	}
+	if dims > c-1 {
+		return nil, fmt.Errorf("kqmi: %d dimensions requested, but the QMI graph has rank C−1 = %d for %d classes", dims, c-1, c)
+	}
+	s, scale, err := featureScatter("kqmi", ms, true)
+	if err != nil {
+		return nil, err
+	}
+	block, err := graph.QMIBlock(s.Counts)
+	if err != nil {
+		return nil, fmt.Errorf("kqmi: %w", err)
+	}
+	alpha, _ := m.Alpha.Get()
+	prob := &embed.ScatterProblem{Block: block, Ridge: alpha * scale, Dims: dims, MaxDims: c - 1, DropZero: true}
+	return solveScatter("kqmi", m.Engine, prob, s)
 }

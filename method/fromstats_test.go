@@ -1,14 +1,17 @@
 package method
 
 import (
+	"context"
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/stats"
 )
@@ -114,6 +117,109 @@ func TestFitStatsFromStreamedFile(t *testing.T) {
 		_, ok := m.(StatsFitter)
 		if want := info.Name == "pca" || info.Name == "lda" || info.Name == "lqmi"; ok != want {
 			t.Errorf("%s: StatsFitter = %v, want %v", info.Name, ok, want)
+		}
+	}
+}
+
+// Kernel methods with space=nystrom fit from statistics of their features:
+// the landmarks picked from the row count (LandmarkRows), the features of
+// chunks of rows reduced to statistics and merged, the linear fit on them
+// folded into a Nyström model give the in-memory fit's embeddings to 1e-8
+// relative (the statistics are merged in a different order, and the
+// in-memory GDA and KQMI may take another solver route on the same
+// problem); methods set to need the whole Gram matrix say so.
+func TestNystromFitFeatureStatsEqualsInMemory(t *testing.T) {
+	for _, name := range []string{"iris", "wine"} {
+		x, y := testdata.Sklearn(t, name)
+		x = testdata.MinMax(x)
+		n, d := x.Dims()
+		for _, tc := range []struct {
+			method string
+			params map[string]string
+			dims   int
+		}{
+			{"kpca", map[string]string{"space": "nystrom", "landmarks": "40", "seed": "3", "sigma": "0.7"}, 4},
+			{"gda", map[string]string{"space": "nystrom", "landmarks": "50", "seed": "5"}, 0},
+			{"kqmi", map[string]string{"space": "nystrom", "landmarks": "60", "seed": "7", "sigma": "0.8"}, 0},
+		} {
+			m, err := New(tc.method, tc.params)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := m.Fit(x, y, tc.dims)
+			if err != nil {
+				t.Fatalf("%s %s: %v", name, tc.method, err)
+			}
+			nf := m.(NystromStatsFitter)
+			space, err := nf.NystromSpace()
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows, err := space.LandmarkRows(n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lm := mat.NewDense(len(rows), d, nil)
+			for i, r := range rows {
+				lm.SetRow(i, x.RawRowView(r))
+			}
+			tmap, err := embed.NystromMap(context.Background(), space.K, lm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ms stats.Moments
+			for lo := 0; lo < n; lo += 23 {
+				hi := min(lo+23, n)
+				f, err := embed.NystromFeatures(context.Background(), space.K, lm, tmap, mat.DenseCopyOf(x.Slice(lo, hi, 0, d)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := ms.Add(f, y[lo:hi]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			lin, err := nf.FitFeatureStats(&ms, tc.dims)
+			if err != nil {
+				t.Fatalf("%s %s from statistics: %v", name, tc.method, err)
+			}
+			got, err := embed.NewNystromModel(space.K, lm, tmap, lin.Model.(*embed.LinearModel))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zw, _ := want.Transform(x)
+			zg, _ := got.Transform(x)
+			if want.Dims() != got.Dims() {
+				t.Fatalf("%s %s: %d dimensions in memory, %d from statistics", name, tc.method, want.Dims(), got.Dims())
+			}
+			var diff mat.Dense
+			diff.Sub(zg, zw)
+			if rel := mat.Norm(&diff, math.Inf(1)) / mat.Norm(zw, math.Inf(1)); rel > 1e-8 {
+				t.Errorf("%s %s: Nyström fit from statistics differs from the in-memory fit by %.3g (relative)", name, tc.method, rel)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		method string
+		params map[string]string
+		want   string
+	}{
+		{"kpca", nil, "space=exact needs the Gram matrix"},
+		{"kqmi", map[string]string{"space": "nystrom", "reg": "cutoff"}, "reg=cutoff"},
+		{"gda", map[string]string{"space": "nystrom", "sampling": "kmeans++", "landmarks": "50"}, ""},
+	} {
+		m, err := New(tc.method, tc.params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sp, err := m.(NystromStatsFitter).NystromSpace()
+		if tc.want == "" {
+			if _, err = sp.LandmarkRows(100); err == nil || !strings.Contains(err.Error(), "sampling kmeans++ needs every row") {
+				t.Errorf("%s kmeans++: LandmarkRows error %v", tc.method, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: error %v, want %q", tc.method, tc.params, err, tc.want)
 		}
 	}
 }

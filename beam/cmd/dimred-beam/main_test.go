@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/testdata"
+)
+
+// The runner's progress messages are left out of the test output.
+func TestMain(m *testing.M) {
+	slog.SetLogLoggerLevel(slog.LevelWarn)
+	ptest.Main(m)
+}
+
+// The command fits LDA on iris split into LIBSVM shards (one gzipped) and
+// transforms them, with a Beam flag passed through; the outputs have one
+// row per input row. Usage errors name the flag.
+func TestFitTransformCommand(t *testing.T) {
+	ds, err := data.Load(testdata.Path(t, "data/sklearn/iris.csv"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n, d := ds.X.Dims()
+	for s := 0; s < 3; s++ {
+		var b strings.Builder
+		for i := s * n / 3; i < (s+1)*n/3; i++ {
+			b.WriteString(ds.ClassNames[ds.Y[i]])
+			for j := 0; j < d; j++ {
+				fmt.Fprintf(&b, " %d:%s", j+1, strconv.FormatFloat(ds.X.At(i, j), 'g', -1, 64))
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("iris-%d.svm", s)), []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "lda.json")
+	var out, errb bytes.Buffer
+	err = run("fit", []string{"-i", filepath.Join(dir, "iris-*.svm"), "-m", "lda", "-o", model, "--features", "4", "--runner", "prism", "--chunk", "20"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "fitted lda") || !strings.Contains(out.String(), "→ 2 dimensions") {
+		t.Errorf("fit output: %s", out.String())
+	}
+	zdir := filepath.Join(dir, "z")
+	out.Reset()
+	if err := run("transform", []string{"-i", filepath.Join(dir, "iris-*.svm"), "--model", model, "-o", zdir, "-k", "1"}, &out, &errb); err != nil {
+		t.Fatalf("transform: %v\n%s", err, errb.String())
+	}
+	rows := 0
+	for s := 0; s < 3; s++ {
+		z, err := data.Load(filepath.Join(zdir, fmt.Sprintf("iris-%d.csv", s)), data.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, c := z.Dims()
+		if c != 1 {
+			t.Errorf("shard %d: %d columns, want 1", s, c)
+		}
+		rows += r
+	}
+	if rows != n {
+		t.Errorf("%d output rows, want %d", rows, n)
+	}
+
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"fit", []string{"-m", "lda", "-o", model}, "-i GLOB is required"},
+		{"fit", []string{"-i", filepath.Join(dir, "*.svm"), "-m", "lpp", "-o", model}, "lpp needs all rows in memory"},
+		{"fit", []string{"-i", filepath.Join(dir, "*.svm"), "-m", "kpca", "-o", model}, "needs space=nystrom"},
+		{"fit", []string{"-i", filepath.Join(dir, "*.svm"), "-m", "lda", "-o", model, "-p", "ridge"}, "want key=value"},
+		{"transform", []string{"-i", filepath.Join(dir, "*.svm"), "-o", zdir}, "--model MODEL and -o DIR are required"},
+		{"frobnicate", nil, "unknown command"},
+	} {
+		err := run(tc.cmd, tc.args, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %v: error %v, want %q", tc.cmd, tc.args, err, tc.want)
+		}
+	}
+}

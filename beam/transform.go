@@ -1,0 +1,247 @@
+package dimredbeam
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/preprocess"
+)
+
+// TransformConfig describes a transform: a saved model applied to every
+// row of the shards.
+type TransformConfig struct {
+	Input
+	// Model is the model file (written by FitPipeline or dimred fit).
+	Model string
+	// Output is the directory of the output shards: one CSV file per input
+	// shard, named after it (OutputName), with a header row, the label
+	// column first ("label": the class name of Options.Classes, else the
+	// class index; empty for an unlabeled row; absent with NoLabels) and
+	// the embedding columns z1..zk, rows in the order of the input rows. A
+	// local directory must exist (dimred-beam transform creates it).
+	Output string
+	// Dims keeps the first Dims dimensions (0: all).
+	Dims int
+	// DeadLetter: as in FitConfig (malformed rows are left out of the
+	// outputs and written there).
+	DeadLetter string
+}
+
+// OutputName returns the name of the output shard of the input shard at
+// p: its base name without the format and compression extensions, then
+// ".csv" ("part-3.svm.gz" → "part-3.csv").
+func OutputName(p string) string {
+	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
+	lower := strings.ToLower(base)
+	if strings.HasSuffix(lower, ".gz") {
+		base, lower = base[:len(base)-3], lower[:len(lower)-3]
+	}
+	if ext := path.Ext(lower); ext != "" {
+		base = base[:len(base)-len(ext)]
+	}
+	return base + ".csv"
+}
+
+// TransformPipeline builds the pipeline of cfg. The model file is read and
+// checked here, and the output names of the shards must be distinct.
+func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline, error) {
+	if cfg.Output == "" {
+		return nil, errors.New("no output directory given")
+	}
+	lm, err := loadModel(ctx, cfg.Model)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Dims < 0 || cfg.Dims > lm.model.Dims() {
+		return nil, fmt.Errorf("dims %d: the model %s has %d dimensions (0: all)", cfg.Dims, cfg.Model, lm.model.Dims())
+	}
+	shards, err := cfg.Match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]string{}
+	for _, sh := range shards {
+		name := OutputName(sh.Path)
+		if other, dup := seen[name]; dup {
+			return nil, fmt.Errorf("shards %s and %s would both write %s; give the shards distinct base names", other, sh.Path, name)
+		}
+		seen[name] = sh.Path
+	}
+	p, s := beam.NewPipelineWithRoot()
+	fn := &transformFn{Options: cfg.Options, Chunk: cfg.chunk(), Model: cfg.Model, Output: cfg.Output, Dims: cfg.Dims, DeadLetter: cfg.DeadLetter != ""}
+	_, bad := beam.ParDo2(s.Scope("transform"), fn, beam.CreateList(s, shards))
+	if cfg.DeadLetter != "" {
+		writeDeadLetter(s.Scope("deadletter"), bad, cfg.DeadLetter)
+	}
+	return p, nil
+}
+
+// loadedModel is a model file: the model and its fitted preprocessing.
+type loadedModel struct {
+	path  string
+	meta  *method.File
+	model *method.Fitted
+	pre   preprocess.Fitted // nil: none
+}
+
+// loadModel reads the model file at p through Beam's file systems.
+func loadModel(ctx context.Context, p string) (*loadedModel, error) {
+	if p == "" {
+		return nil, errors.New("no model file given")
+	}
+	b, err := readAll(ctx, p)
+	if err != nil {
+		return nil, fmt.Errorf("model file %s: %w", p, err)
+	}
+	meta, model, err := method.Load(bytes.NewReader(b), p)
+	if err != nil {
+		return nil, err
+	}
+	lm := &loadedModel{path: p, meta: meta, model: model}
+	if len(meta.Preprocess) > 0 {
+		if lm.pre, err = preprocess.UnmarshalFitted(meta.Preprocess); err != nil {
+			return nil, fmt.Errorf("model file %s: %w", p, err)
+		}
+	}
+	return lm, nil
+}
+
+// transform embeds the rows x of the input named input.
+func (lm *loadedModel) transform(x *mat.Dense, input string) (*mat.Dense, error) {
+	if lm.pre != nil {
+		if _, c := x.Dims(); c != lm.pre.InDims() {
+			return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, lm.path, lm.pre.InDims())
+		}
+		var err error
+		if x, err = lm.pre.Apply(x); err != nil {
+			return nil, err
+		}
+	}
+	z, err := lm.model.Transform(x)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", input, err)
+	}
+	return z, nil
+}
+
+// transformFn embeds the rows of a shard and writes its output shard.
+type transformFn struct {
+	Options    data.Options
+	Chunk      int
+	Model      string
+	Output     string
+	Dims       int
+	DeadLetter bool
+
+	lm *loadedModel
+}
+
+func (f *transformFn) Setup(ctx context.Context) error {
+	var err error
+	f.lm, err = loadModel(ctx, f.Model)
+	return err
+}
+
+func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows func(int), emitBad func(BadRow)) error {
+	out := strings.TrimSuffix(f.Output, "/") + "/" + OutputName(sh.Path)
+	fs, err := filesystem.New(ctx, out)
+	if err != nil {
+		return err
+	}
+	defer fs.Close()
+	wc, err := fs.OpenWrite(ctx, out)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(wc, 1<<16)
+	rows := 0
+	var line []byte
+	err = scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
+		z, err := f.lm.transform(x, sh.Path)
+		if err != nil {
+			return err
+		}
+		n, k := z.Dims()
+		if f.Dims > 0 {
+			k = f.Dims
+		}
+		if rows == 0 {
+			line = appendHeader(line[:0], k, y != nil)
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		for i := 0; i < n; i++ {
+			line = line[:0]
+			if y != nil {
+				line = f.appendLabel(line, y[i])
+				line = append(line, ',')
+			}
+			for j, v := range z.RawRowView(i)[:k] {
+				if j > 0 {
+					line = append(line, ',')
+				}
+				line = strconv.AppendFloat(line, v, 'g', -1, 64)
+			}
+			line = append(line, '\n')
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		rows += n
+		return nil
+	}, badRows(f.DeadLetter, emitBad))
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := wc.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("%s → %s: %w", sh.Path, out, err)
+	}
+	emitRows(rows)
+	return nil
+}
+
+func appendHeader(b []byte, k int, labels bool) []byte {
+	if labels {
+		b = append(b, "label,"...)
+	}
+	for j := 1; j <= k; j++ {
+		if j > 1 {
+			b = append(b, ',')
+		}
+		b = append(b, 'z')
+		b = strconv.AppendInt(b, int64(j), 10)
+	}
+	return append(b, '\n')
+}
+
+func (f *transformFn) appendLabel(b []byte, y int) []byte {
+	switch {
+	case y == data.Unlabeled:
+		return b
+	case y < len(f.Options.Classes):
+		return append(b, f.Options.Classes[y]...)
+	}
+	return strconv.AppendInt(b, int64(y), 10)
+}
+
+func init() {
+	register.DoFn4x1[context.Context, Shard, func(int), func(BadRow), error](&transformFn{})
+	register.Emitter1[int]()
+}

@@ -1,0 +1,140 @@
+package dimredbeam
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/preprocess"
+)
+
+func runTransform(t *testing.T, cfg TransformConfig) error {
+	t.Helper()
+	p, err := TransformPipeline(context.Background(), cfg)
+	if err != nil {
+		return err
+	}
+	return Run(context.Background(), p)
+}
+
+// readOutputs reads the k output shards part-0.csv … in dir and returns
+// their rows in order.
+func readOutputs(t *testing.T, dir string, k int) *mat.Dense {
+	t.Helper()
+	var rows []float64
+	cols := 0
+	for i := 0; i < k; i++ {
+		ds, err := data.Load(filepath.Join(dir, fmt.Sprintf("part-%d.csv", i)), data.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, c := ds.X.Dims()
+		cols = c
+		for j := 0; j < r; j++ {
+			rows = append(rows, ds.X.RawRowView(j)...)
+		}
+	}
+	return mat.NewDense(len(rows)/cols, cols, rows)
+}
+
+// A model fitted in memory with preprocessing (z-scores), saved as dimred
+// fit saves it, applied by the transform pipeline to the sharded digits:
+// one output shard per input shard, the embedding of every row equal to
+// the in-memory transform's (shortest round-trip text: exactly), in order,
+// with the labels; the first dims only with Dims.
+func TestTransformEqualsInMemory(t *testing.T) {
+	src := testdata.Path(t, "data/sklearn/digits.csv")
+	ds, err := data.Load(src, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := preprocess.Parse("zscore")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := pipe.Fit(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xs, err := fp.Apply(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := method.LDA{}.Fit(xs, ds.Y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre, err := preprocess.MarshalFitted(fp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	modelPath := filepath.Join(out, "lda.json")
+	var buf bytes.Buffer
+	if err := method.Save(&buf, method.File{Method: "lda", Preprocess: pre}, fitted.(*method.Fitted)); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(modelPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zw, err := fitted.Transform(xs)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := splitShards(t, src, 4, nil)
+	for _, dims := range []int{0, 3} {
+		cfg := TransformConfig{Input: Input{Glob: filepath.Join(dir, "part-*"), Chunk: 50}, Model: modelPath, Output: filepath.Join(out, fmt.Sprint("z", dims)), Dims: dims}
+		if err := os.Mkdir(cfg.Output, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := runTransform(t, cfg); err != nil {
+			t.Fatal(err)
+		}
+		z := readOutputs(t, cfg.Output, 4)
+		want := zw
+		if dims > 0 {
+			want = mat.DenseCopyOf(zw.Slice(0, ds.X.RawMatrix().Rows, 0, dims))
+		}
+		if !mat.Equal(z, want) {
+			t.Errorf("dims %d: the output shards differ from the in-memory transform by %.3g (relative)", dims, relDiff(z, want))
+		}
+		// Labels come through in order.
+		var labels []int
+		for i := 0; i < 4; i++ {
+			o, err := data.Load(filepath.Join(cfg.Output, fmt.Sprintf("part-%d.csv", i)), data.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range o.Y {
+				labels = append(labels, c)
+			}
+		}
+		if !slices.Equal(labels, ds.Y) {
+			t.Errorf("dims %d: the output labels are not the input labels", dims)
+		}
+	}
+
+	// Bad configurations are refused before anything runs.
+	for _, tc := range []struct {
+		cfg  TransformConfig
+		want string
+	}{
+		{TransformConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Model: modelPath, Output: out, Dims: 99}, "dims 99: the model"},
+		{TransformConfig{Input: Input{Glob: filepath.Join(dir, "nothing-*")}, Model: modelPath, Output: out}, "no file matches"},
+		{TransformConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Model: filepath.Join(out, "absent.json"), Output: out}, "absent.json"},
+	} {
+		if _, err := TransformPipeline(context.Background(), tc.cfg); err == nil || !bytes.Contains([]byte(err.Error()), []byte(tc.want)) {
+			t.Errorf("%+v: error %v, want %q", tc.cfg, err, tc.want)
+		}
+	}
+}

@@ -252,6 +252,9 @@ func nystromSpace(name string, sp KernelSpace, k kernel.Kernel) (embed.Nystrom, 
 		}
 		return embed.Nystrom{}, fmt.Errorf("%s: space=%s needs the Gram matrix of every pair of rows; fitting from statistics needs space=nystrom", name, kind)
 	}
+	if k.IsAuto() {
+		return embed.Nystrom{}, fmt.Errorf("%s: sigma=auto takes the width from the median distance between training rows, which a fit from statistics does not see; set -p sigma (or gamma) to fit from statistics", name)
+	}
 	s, err := sp.Space(k)
 	if err != nil {
 		return embed.Nystrom{}, fmt.Errorf("%s: %w", name, err)

@@ -139,7 +139,7 @@ func TestNystromFitFeatureStatsEqualsInMemory(t *testing.T) {
 			dims   int
 		}{
 			{"kpca", map[string]string{"space": "nystrom", "landmarks": "40", "seed": "3", "sigma": "0.7"}, 4},
-			{"gda", map[string]string{"space": "nystrom", "landmarks": "50", "seed": "5"}, 0},
+			{"gda", map[string]string{"space": "nystrom", "landmarks": "50", "seed": "5", "sigma": "1"}, 0},
 			{"kqmi", map[string]string{"space": "nystrom", "landmarks": "60", "seed": "7", "sigma": "0.8"}, 0},
 		} {
 			m, err := New(tc.method, tc.params)
@@ -205,7 +205,7 @@ func TestNystromFitFeatureStatsEqualsInMemory(t *testing.T) {
 	}{
 		{"kpca", nil, "space=exact needs the Gram matrix"},
 		{"kqmi", map[string]string{"space": "nystrom", "reg": "cutoff"}, "reg=cutoff"},
-		{"gda", map[string]string{"space": "nystrom", "sampling": "kmeans++", "landmarks": "50"}, ""},
+		{"gda", map[string]string{"space": "nystrom", "sampling": "kmeans++", "landmarks": "50", "sigma": "1"}, ""},
 	} {
 		m, err := New(tc.method, tc.params)
 		if err != nil {
@@ -221,5 +221,19 @@ func TestNystromFitFeatureStatsEqualsInMemory(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: error %v, want %q", tc.method, tc.params, err, tc.want)
 		}
+	}
+}
+
+// A fit from statistics never sees pairs of training rows, so the
+// data-driven width cannot be chosen: sigma=auto is an error naming the
+// parameter to set.
+func TestNystromStatsNeedsExplicitWidth(t *testing.T) {
+	m, err := New("gda", map[string]string{"space": "nystrom"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.(NystromStatsFitter).NystromSpace()
+	if err == nil || !strings.Contains(err.Error(), "sigma=auto") || !strings.Contains(err.Error(), "-p sigma") {
+		t.Errorf("err = %v, want an error naming sigma=auto and -p sigma", err)
 	}
 }

@@ -17,7 +17,6 @@ import (
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
-	"github.com/dimred/dimred/preprocess"
 )
 
 // TransformConfig describes a transform: a saved model applied to every
@@ -65,8 +64,8 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Dims < 0 || cfg.Dims > lm.model.Dims() {
-		return nil, fmt.Errorf("dims %d: the model %s has %d dimensions (0: all)", cfg.Dims, cfg.Model, lm.model.Dims())
+	if cfg.Dims < 0 || cfg.Dims > lm.pipe.Dims() {
+		return nil, fmt.Errorf("dims %d: the model %s has %d dimensions (0: all)", cfg.Dims, cfg.Model, lm.pipe.Dims())
 	}
 	shards, err := cfg.Match(ctx)
 	if err != nil {
@@ -89,12 +88,11 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 	return p, nil
 }
 
-// loadedModel is a model file: the model and its fitted preprocessing.
+// loadedModel is a model file: the model and its fitted preprocessing
+// (method.Pipeline, as 'dimred transform' reads it).
 type loadedModel struct {
-	path  string
-	meta  *method.File
-	model *method.Fitted
-	pre   preprocess.Fitted // nil: none
+	path string
+	pipe *method.Pipeline
 }
 
 // loadModel reads the model file at p through Beam's file systems.
@@ -106,31 +104,19 @@ func loadModel(ctx context.Context, p string) (*loadedModel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("model file %s: %w", p, err)
 	}
-	meta, model, err := method.Load(bytes.NewReader(b), p)
+	pipe, err := method.LoadPipeline(bytes.NewReader(b))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("model file %s: %w", p, err)
 	}
-	lm := &loadedModel{path: p, meta: meta, model: model}
-	if len(meta.Preprocess) > 0 {
-		if lm.pre, err = preprocess.UnmarshalFitted(meta.Preprocess); err != nil {
-			return nil, fmt.Errorf("model file %s: %w", p, err)
-		}
-	}
-	return lm, nil
+	return &loadedModel{path: p, pipe: pipe}, nil
 }
 
 // transform embeds the rows x of the input named input.
 func (lm *loadedModel) transform(x *mat.Dense, input string) (*mat.Dense, error) {
-	if lm.pre != nil {
-		if _, c := x.Dims(); c != lm.pre.InDims() {
-			return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, lm.path, lm.pre.InDims())
-		}
-		var err error
-		if x, err = lm.pre.Apply(x); err != nil {
-			return nil, err
-		}
+	if _, c := x.Dims(); c != lm.pipe.Features {
+		return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, lm.path, lm.pipe.Features)
 	}
-	z, err := lm.model.Transform(x)
+	z, err := lm.pipe.Transform(x)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", input, err)
 	}

@@ -76,29 +76,37 @@ func SweepMisclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *ma
 		k := k0 + 1
 		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
 		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
-		p, err := c.Fit(tr, ytrain)
-		if err != nil {
-			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
-			return
-		}
-		pred, err := p.Predict(te)
-		if err != nil {
-			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
-			return
-		}
-		if len(pred) != nte {
-			errs[k0] = fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), k, len(pred), nte)
-			return
-		}
-		for i, v := range pred {
-			if v != ytest[i] {
-				miss[k0]++
-			}
-		}
+		miss[k0], errs[k0] = Misclassified(c, tr, ytrain, te, ytest)
 	})
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
+		}
+	}
+	return miss, nil
+}
+
+// Misclassified fits c on the rows of trainZ (labels ytrain) and returns
+// the number of rows of testZ it predicts wrongly (true labels ytest). An
+// error names the classifier and the dimension.
+func Misclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int) (int, error) {
+	_, k := trainZ.Dims()
+	nte, _ := testZ.Dims()
+	p, err := c.Fit(trainZ, ytrain)
+	if err != nil {
+		return 0, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+	}
+	pred, err := p.Predict(testZ)
+	if err != nil {
+		return 0, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
+	}
+	if len(pred) != nte {
+		return 0, fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), k, len(pred), nte)
+	}
+	miss := 0
+	for i, v := range pred {
+		if v != ytest[i] {
+			miss++
 		}
 	}
 	return miss, nil

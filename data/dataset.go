@@ -6,7 +6,9 @@ package data
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -164,6 +166,28 @@ func Relabel(y []int) (out []int, orig []int) {
 		}
 	}
 	return out, orig
+}
+
+// KeepClasses returns the rows whose class is one of names (class names
+// as in ClassNames); rows without a label are dropped. An unknown name is
+// an error that lists the classes. The class indices are kept as they are
+// (CompactClasses renumbers them).
+func (d *Dataset) KeepClasses(names []string) (*Dataset, error) {
+	keep := map[int]bool{}
+	for _, n := range names {
+		c := slices.Index(d.ClassNames, n)
+		if c < 0 {
+			return nil, fmt.Errorf("%s: no class %q (classes: %s)", d.name(), n, strings.Join(d.ClassNames, ", "))
+		}
+		keep[c] = true
+	}
+	var idx []int
+	for i, y := range d.Y {
+		if y >= 0 && keep[y] {
+			idx = append(idx, i)
+		}
+	}
+	return d.Subset(idx), nil
 }
 
 // CompactClasses removes the classes that no row has (an ARFF file may

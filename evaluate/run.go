@@ -501,22 +501,9 @@ func missAtFullDim(cs []classify.Classifier, trainZ *mat.Dense, ytrain []int, te
 	te := testZ.Slice(0, nte, 0, dims).(*mat.Dense)
 	miss := make([][]int, len(cs))
 	for i, c := range cs {
-		f, err := c.Fit(tr, ytrain)
+		m, err := classify.Misclassified(c, tr, ytrain, te, ytest)
 		if err != nil {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), dims, err)
-		}
-		pred, err := f.Predict(te)
-		if err != nil {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), dims, err)
-		}
-		if len(pred) != nte {
-			return nil, fmt.Errorf("classifier %s at dimension %d: %d predictions for %d rows", c.Name(), dims, len(pred), nte)
-		}
-		m := 0
-		for r, v := range pred {
-			if v != ytest[r] {
-				m++
-			}
+			return nil, err
 		}
 		miss[i] = []int{m}
 	}

@@ -122,19 +122,5 @@ func innerMisses(m method.Method, c classify.Classifier, x *mat.Dense, y, labell
 	}
 	ztr, ytr := rows(train)
 	zte, yte := rows(hidden)
-	p, err := c.Fit(ztr, ytr)
-	if err != nil {
-		return 0, err
-	}
-	pred, err := p.Predict(zte)
-	if err != nil {
-		return 0, err
-	}
-	n := 0
-	for r, v := range pred {
-		if v != yte[r] {
-			n++
-		}
-	}
-	return n, nil
+	return classify.Misclassified(c, ztr, ytr, zte, yte)
 }

@@ -299,21 +299,9 @@ func LoadSeed002ClusterSet(shared string, s Seed002ClusterSet) (*data.Dataset, e
 		ds = ds.Subset(idx)
 	}
 	if s.Classes != nil {
-		keep := map[int]bool{}
-		for _, c := range s.Classes {
-			k := slices.Index(ds.ClassNames, c)
-			if k < 0 {
-				return nil, fmt.Errorf("%s: no class %q (classes: %s)", s.File, c, strings.Join(ds.ClassNames, ", "))
-			}
-			keep[k] = true
+		if ds, err = ds.KeepClasses(s.Classes); err != nil {
+			return nil, err
 		}
-		var idx []int
-		for i, y := range ds.Y {
-			if keep[y] {
-				idx = append(idx, i)
-			}
-		}
-		ds = ds.Subset(idx)
 	}
 	ds.CompactClasses()
 	return ds, nil
@@ -322,20 +310,12 @@ func LoadSeed002ClusterSet(shared string, s Seed002ClusterSet) (*data.Dataset, e
 // clusterAccuracy clusters z by normalized cut (nc.K clusters) runs times
 // with k-means seeds seed, seed+1, … and returns the accuracies (%).
 func clusterAccuracy(nc cluster.NormalizedCut, z *mat.Dense, y []int, runs int, seed uint64) ([]float64, error) {
-	emb, err := nc.Embed(z)
+	sc, err := nc.Score(z, y, runs, seed)
 	if err != nil {
 		return nil, err
 	}
-	acc := make([]float64, runs)
-	for r := range acc {
-		km, err := nc.KMeansFor(seed + uint64(r)).Fit(emb.Rows)
-		if err != nil {
-			return nil, err
-		}
-		a, err := cluster.Accuracy(km.Labels, y)
-		if err != nil {
-			return nil, err
-		}
+	acc := make([]float64, len(sc.Accuracy))
+	for r, a := range sc.Accuracy {
 		acc[r] = 100 * a
 	}
 	return acc, nil

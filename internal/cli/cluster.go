@@ -148,10 +148,11 @@ func runCluster(e *env, args []string) error {
 			return fmt.Errorf("%s: %w", *name, err)
 		}
 	}
-	emb, err := nc.Embed(x)
+	sc, err := nc.Score(x, ds.Y, *runs, *seed)
 	if err != nil {
 		return err
 	}
+	emb := sc.SpectralEmbedding
 	rows, feats := ds.Dims()
 	_, d := x.Dims()
 	rep := clusterReport{
@@ -171,22 +172,7 @@ func runCluster(e *env, args []string) error {
 		}
 		rep.Warnings = append(rep.Warnings, msg)
 	}
-	for r := 0; r < *runs; r++ {
-		km, err := nc.KMeansFor(*seed + uint64(r)).Fit(emb.Rows)
-		if err != nil {
-			return err
-		}
-		acc, err := cluster.Accuracy(km.Labels, ds.Y)
-		if err != nil {
-			return err
-		}
-		nmi, err := cluster.NMI(km.Labels, ds.Y)
-		if err != nil {
-			return err
-		}
-		rep.Accuracy = append(rep.Accuracy, acc)
-		rep.NMI = append(rep.NMI, nmi)
-	}
+	rep.Accuracy, rep.NMI = sc.Accuracy, sc.NMI
 	rep.AccMean, rep.AccStd = meanStd(rep.Accuracy)
 	rep.NMIMean, rep.NMIStd = meanStd(rep.NMI)
 	if *format == "json" {
@@ -271,21 +257,11 @@ func filterClasses(ds *data.Dataset, list string) (*data.Dataset, error) {
 	if len(names) == 0 {
 		return ds, nil
 	}
-	keep := map[int]bool{}
-	for _, n := range names {
-		c := slices.Index(ds.ClassNames, n)
-		if c < 0 {
-			return nil, usagef("--classes: no class %q (classes: %s)", n, strings.Join(ds.ClassNames, ", "))
-		}
-		keep[c] = true
+	out, err := ds.KeepClasses(names)
+	if err != nil {
+		return nil, usagef("--classes: %v", err)
 	}
-	var idx []int
-	for i, y := range ds.Y {
-		if y >= 0 && keep[y] {
-			idx = append(idx, i)
-		}
-	}
-	return ds.Subset(idx), nil
+	return out, nil
 }
 
 // balancedRows keeps m rows drawn with the classes as even as possible

@@ -82,7 +82,7 @@ func TestReadTableFiles(t *testing.T) {
 		return p
 	}
 	good := write("good.tsv", "#  My title \r\n\r\ndataset\tmethod\terror_pct\tdim\tnote\r\n# another comment\r\n"+
-		"Iris\tLDA\t 2.50 \t3\tnote here\r\nWine\tPCA\t4\r\nZoo\tGDA\tn/a\t2\t\r\n")
+		"Iris\tLDA\t 2.50 \t3\tnote here\r\nWine\tPCA\t4\t\r\nZoo\tGDA\t\t\t\r\n")
 	tab, err := ReadTable(good)
 	if err != nil {
 		t.Fatal(err)
@@ -97,11 +97,12 @@ func TestReadTableFiles(t *testing.T) {
 		t.Errorf("Lookup(Iris, LDA) = %+v, %v", c, ok)
 	}
 	if c, ok := tab.Lookup("Wine", "PCA"); !ok || c.Value != 4 || c.Dim != 0 {
-		t.Errorf("short row: Lookup(Wine, PCA) = %+v, %v; want 4 with no dimension", c, ok)
+		t.Errorf("empty dim: Lookup(Wine, PCA) = %+v, %v; want 4 with no dimension", c, ok)
 	}
 	if _, ok := tab.Lookup("Zoo", "GDA"); ok {
-		t.Error("a non-numeric error cell was returned as found")
+		t.Error("an empty (lost) error cell was returned as found")
 	}
+	// A cell that is not a number is an error (TestReadTableRejectsBadCell).
 
 	if _, err := ReadTable(filepath.Join(dir, "missing.tsv")); err == nil || !strings.Contains(err.Error(), "missing.tsv") {
 		t.Errorf("missing file: %v", err)

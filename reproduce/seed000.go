@@ -97,6 +97,7 @@ type Options struct {
 	// the protocol, e.g. the RBF SVM with LIBSVM's -g 1.
 	Classifiers []classify.Classifier
 	Shared      string   // path of ../shared
+	DataDir     string   // the data directory ("": Shared/data)
 	Datasets    []string // paper names (case-insensitive); empty: all of Seed000Sets
 	Methods     []string // paper column names (e.g. "GDA"); empty: every column whose method is registered
 	Params      func(method string) map[string]string
@@ -160,7 +161,7 @@ func Seed000(opt Options) ([]Row, error) {
 		if !selected(opt.Datasets, set.Paper) {
 			continue
 		}
-		ds, err := data.Load(filepath.Join(opt.Shared, "data", "uci", set.File), set.Opt)
+		ds, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "uci", set.File), set.Opt)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,8 @@ import (
 // Seed001Options selects the seed 001 experiments.
 type Seed001Options struct {
 	Shared string
+	// DataDir is the data directory ("": Shared/data).
+	DataDir string
 	// OutDir receives the PNG figures (letter error curves, ORL 2-D
 	// projections); empty: no figures.
 	OutDir string
@@ -50,7 +52,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 	if opt.Seed == 0 {
 		opt.Seed = 1
 	}
-	letter, err := data.Load(filepath.Join(opt.Shared, "data", "uci", "letter.arff"), data.Options{})
+	letter, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "uci", "letter.arff"), data.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +97,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 			return nil, err
 		}
 		if !opt.SkipORL {
-			if err := seed001ORL(opt.Shared, opt.OutDir, names); err != nil {
+			if err := seed001ORL(dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names); err != nil {
 				return nil, err
 			}
 		}
@@ -104,8 +106,8 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 }
 
 // seed001ORL writes the 2-D projections of all 400 ORL faces (Figure 2).
-func seed001ORL(shared, dir string, names []string) error {
-	orl, err := data.Load(filepath.Join(shared, "data", "faces", "orl_32x32.csv.gz"), data.Options{})
+func seed001ORL(dataDir, dir string, names []string) error {
+	orl, err := data.Load(filepath.Join(dataDir, "faces", "orl_32x32.csv.gz"), data.Options{})
 	if err != nil {
 		return err
 	}

@@ -72,6 +72,8 @@ var Seed002ClusterSets = []Seed002ClusterSet{
 // settings.
 type Seed002Options struct {
 	Shared string
+	// DataDir is the data directory ("": Shared/data).
+	DataDir string
 	// Tables to run: "2", "3", "4" (empty: all three).
 	Tables []string
 	// Datasets restricts Table 2 to these paper names (empty: all).
@@ -282,8 +284,8 @@ var Seed002Table2Methods = []string{"Baseline", "SR", "KSR", "KPCA", "MKL-SR"}
 
 // LoadSeed002ClusterSet reads a Table 2 data set: the classes kept, class
 // indices made contiguous.
-func LoadSeed002ClusterSet(shared string, s Seed002ClusterSet) (*data.Dataset, error) {
-	ds, err := data.Load(filepath.Join(shared, "data", s.File), data.Options{})
+func LoadSeed002ClusterSet(dataDir string, s Seed002ClusterSet) (*data.Dataset, error) {
+	ds, err := data.Load(filepath.Join(dataDir, s.File), data.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -354,7 +356,7 @@ func seed002Table2(opt Seed002Options) ([]Seed002Cell, error) {
 			continue
 		}
 		opt.progress("Table 2: " + set.Paper)
-		ds, x, err := scaledClusterSet(opt.Shared, set, opt.ClusterScale)
+		ds, x, err := scaledClusterSet(dataRoot(opt.Shared, opt.DataDir), set, opt.ClusterScale)
 		if err != nil {
 			return nil, err
 		}
@@ -392,8 +394,8 @@ func seed002Table2(opt Seed002Options) ([]Seed002Cell, error) {
 
 // scaledClusterSet loads a Table 2 set and applies the preprocessing
 // scale, fitted on all its rows.
-func scaledClusterSet(shared string, set Seed002ClusterSet, scale string) (*data.Dataset, *mat.Dense, error) {
-	ds, err := LoadSeed002ClusterSet(shared, set)
+func scaledClusterSet(dataDir string, set Seed002ClusterSet, scale string) (*data.Dataset, *mat.Dense, error) {
+	ds, err := LoadSeed002ClusterSet(dataDir, set)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -464,7 +466,7 @@ func Seed002Sensitivity(opt Seed002Options) ([]Seed002SensitivityRow, error) {
 			continue
 		}
 		opt.progress("Table 2 sensitivity: " + set.Paper)
-		ds, x, err := scaledClusterSet(opt.Shared, set, opt.ClusterScale)
+		ds, x, err := scaledClusterSet(dataRoot(opt.Shared, opt.DataDir), set, opt.ClusterScale)
 		if err != nil {
 			return nil, err
 		}
@@ -513,7 +515,7 @@ func seed002Faces(opt Seed002Options, table, tableFile, setFile string) ([]Seed0
 	if err != nil {
 		return nil, err
 	}
-	ds, err := data.Load(filepath.Join(opt.Shared, "data", "faces", setFile), data.Options{})
+	ds, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "faces", setFile), data.Options{})
 	if err != nil {
 		return nil, err
 	}

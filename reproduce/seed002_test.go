@@ -27,7 +27,7 @@ func TestSeed002ClusterSetsSizes(t *testing.T) {
 		"Digits 0689": {713, 64, 4}, "Digits 1279": {718, 64, 4},
 	}
 	for _, s := range Seed002ClusterSets {
-		ds, err := LoadSeed002ClusterSet(sh, s)
+		ds, err := LoadSeed002ClusterSet(filepath.Join(sh, "data"), s)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -36,7 +36,7 @@ func TestSeed002ClusterSetsSizes(t *testing.T) {
 			t.Errorf("%s: n, d, classes = %v, want %v (seed 002 Table 1)", s.Paper, got, want[s.Paper])
 		}
 	}
-	if _, err := LoadSeed002ClusterSet(sh, Seed002ClusterSet{"x", "uci/letter.arff", []string{"AA"}, 0}); err == nil || !strings.Contains(err.Error(), `"AA"`) {
+	if _, err := LoadSeed002ClusterSet(filepath.Join(sh, "data"), Seed002ClusterSet{"x", "uci/letter.arff", []string{"AA"}, 0}); err == nil || !strings.Contains(err.Error(), `"AA"`) {
 		t.Errorf("unknown class: err = %v", err)
 	}
 }

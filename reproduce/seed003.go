@@ -71,6 +71,7 @@ func seed003Params(name string, sigma float64) (map[string]string, error) {
 // Seed003Options selects what Seed003 runs.
 type Seed003Options struct {
 	Shared   string
+	DataDir  string   // the data directory ("": Shared/data)
 	Sets     []string // paper names; empty: all three
 	Nus      []int    // training sizes; empty: each set's three
 	Methods  []string // paper names; empty: all of Seed003Methods
@@ -148,7 +149,7 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 		if !selected(opt.Sets, set.Paper) {
 			continue
 		}
-		ds, err := data.Load(filepath.Join(opt.Shared, "data", "faces", set.File), data.Options{})
+		ds, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "faces", set.File), data.Options{})
 		if err != nil {
 			return nil, err
 		}

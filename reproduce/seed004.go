@@ -61,6 +61,7 @@ var Seed004Sets = []Seed004Set{
 // Seed004Options selects what Seed004 runs.
 type Seed004Options struct {
 	Shared   string
+	DataDir  string   // the data directory ("": Shared/data)
 	OutDir   string   // PNG figures (accuracy curves, MNIST embedding); empty: none
 	Sets     []string // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
 	Methods  []string // paper names; empty: all of Seed004Methods
@@ -114,7 +115,7 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 		if !selected(opt.Sets, set.Paper) {
 			continue
 		}
-		ds, err := data.Load(filepath.Join(opt.Shared, "data", "faces", set.File), data.Options{})
+		ds, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "faces", set.File), data.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +182,7 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 // seed004MNIST writes the 2-D KNDA embedding of 100 MNIST digits per class
 // (seed 004 Fig. 2), fitted on those 1000 digits.
 func seed004MNIST(opt Seed004Options) error {
-	mn, err := data.Load(filepath.Join(opt.Shared, "data", "mnist", "mnist10k.csv.gz"), data.Options{})
+	mn, err := data.Load(filepath.Join(dataRoot(opt.Shared, opt.DataDir), "mnist", "mnist10k.csv.gz"), data.Options{})
 	if err != nil {
 		return err
 	}

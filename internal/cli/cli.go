@@ -47,7 +47,7 @@ func commands() []command {
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
 		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [-j N] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
-		{"reproduce", "reproduce seed000 [--shared ../shared] [--tables II-III|IV-V] [--datasets Iris,Wine] [-m GDA,KPCA] [--format markdown] | reproduce seed001 [-o DIR] | reproduce seed004 [-o DIR] [--datasets ORL,ExtendedYaleB] [--mnist]", "re-run a paper's table and print it beside the published numbers", runReproduce},
+		{"reproduce", reproduceUsage, "re-run the papers' tables and figures into a report beside the published numbers", runReproduce},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
 		{"bench", benchUsage, "time the performance workloads (--peer: beside NumPy/SciPy/scikit-learn)", runBench},
 	}
@@ -144,6 +144,16 @@ func newFlags(e *env, name string) *flag.FlagSet {
 // parse parses the flags of a command that takes no positional
 // arguments; flags may follow a stray argument, which is then reported.
 func parse(fs *flag.FlagSet, args []string) error {
+	stray, err := parseArgs(fs, args)
+	if err == nil && len(stray) > 0 {
+		return usagef("unexpected argument %q: this command takes flags only", stray[0])
+	}
+	return err
+}
+
+// parseArgs parses flags anywhere among args and returns the other
+// (positional) arguments in order.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	help := fs.Usage
 	fs.Usage = func() {}
 	out := fs.Output()
@@ -154,10 +164,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			fs.SetOutput(out)
 			help()
-			return err
+			return nil, err
 		}
 		if err != nil {
-			return usageError{err}
+			return nil, usageError{err}
 		}
 		if fs.NArg() == 0 {
 			break
@@ -165,10 +175,7 @@ func parse(fs *flag.FlagSet, args []string) error {
 		stray = append(stray, fs.Arg(0))
 		args = fs.Args()[1:]
 	}
-	if len(stray) > 0 {
-		return usagef("unexpected argument %q: this command takes flags only", stray[0])
-	}
-	return nil
+	return stray, nil
 }
 
 // flagGiven reports whether the flag name was set on the command line.

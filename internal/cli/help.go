@@ -68,12 +68,21 @@ plots of the embeddings.
 examples:
   dimred demo
   dimred demo -o plots`,
-	"reproduce": `Re-runs a paper's experiment and prints our numbers beside the published
-ones; the protocols and their settings are in docs/reproduction.md.
+	"reproduce": `Re-runs the papers' experiments (every table and figure of the five papers
+that our data allows) and sets our numbers beside the published ones, read
+at run time from SHARED/papers/tables. With --out DIR it writes a report
+folder: report.md (tables with differences and explanations, scorecard,
+findings, choices, data checksums, wall times), csv/ (one file per table),
+the PNG figures and results/ (each experiment's numbers: a later run of
+other experiments adds to the same report). Without --out the report's
+tables go to stdout. --list shows every experiment, its data and run time.
 
 examples:
+  dimred reproduce --list
+  dimred reproduce --quick --out /tmp/report
   dimred reproduce seed000 --datasets Iris,Wine -m GDA,KQMI
-  dimred reproduce seed004 --datasets ORL`,
+  dimred reproduce --experiment seed004-tables1-2 --datasets ORL --out docs/reproduction
+  dimred reproduce all --out docs/reproduction`,
 	"datasets": `Lists the built-in data sets, usable wherever a data file is expected as
 -i builtin:NAME.
 

@@ -1,22 +1,60 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dimred/dimred/internal/testdata"
 )
 
-// reproduce seed002 rejects bad flags with a message naming the flag and
-// the value, before any work; a small run prints ours beside the paper.
-func TestReproduceSeed002Flags(t *testing.T) {
-	for _, c := range []struct{ args, want string }{
-		{"--tables 5", `--tables: "5"`},
-		{"--per-class 1", `--per-class: "1"`},
-		{"--runs 0", "--runs"},
-		{"-c svm-cubic", "svm-cubic"},
-	} {
-		st, _, errs := run(t, append([]string{"reproduce", "seed002"}, strings.Fields(c.args)...)...)
-		if st == 0 || !strings.Contains(errs, c.want) {
-			t.Errorf("%s: status %d, stderr %q; want an error naming %q", c.args, st, errs, c.want)
+// dimred fit of an EM method prints one line per iteration and the stop
+// reason on stderr.
+func TestSeed003CLI(t *testing.T) {
+	yale := testdata.Path(t, "data/faces/yale_32x32.csv.gz")
+	model := filepath.Join(t.TempDir(), "mie.json")
+	st, out, errs := run(t, "fit", "-m", "bere", "-i", yale, "--scale", "unit", "-k", "5", "-p", "maxiter=3", "-o", model)
+	if st != 0 || !strings.Contains(out, "fitted bere") {
+		t.Fatalf("fit: status %d, stdout %q, stderr %q", st, out, errs)
+	}
+	if !strings.Contains(errs, "bere: initial graph: J = ") || !strings.Contains(errs, "bere: iteration 1: J = ") || !strings.Contains(errs, "bere: stopped after") {
+		t.Errorf("fit: stderr lacks the EM progress: %q", errs)
+	}
+}
+
+// reproduce: --list names every experiment with its state; a quick run of
+// one experiment prints its table beside the published cells with progress
+// on stderr; --out writes the report folder; bad names and flags are
+// usage errors.
+func TestReproduceCLI(t *testing.T) {
+	yale := testdata.Path(t, "data/faces/yale_32x32.csv.gz")
+	shared := filepath.Dir(filepath.Dir(filepath.Dir(yale)))
+	st, out, errs := run(t, "reproduce", "--list", "--shared", shared)
+	if st != 0 || !strings.Contains(out, "seed000-II-III  [runs here]") || !strings.Contains(out, "seed004-table3  [not runnable]") {
+		t.Fatalf("--list: status %d\n%s\n%s", st, out, errs)
+	}
+	st, out, errs = run(t, "reproduce", "seed003-table1", "--shared", shared, "--quick", "--datasets", "Yale", "-m", "MIE0,PCA")
+	if st != 0 || !strings.Contains(out, "| Yale | 2 | MIE0 | ") || !strings.Contains(out, "| Yale | 2 | PCA | ") ||
+		!strings.Contains(errs, "running Yale, 2 training images per person") {
+		t.Fatalf("reproduce seed003-table1: status %d\n%s\n%s", st, out, errs)
+	}
+	dir := t.TempDir()
+	st, out, errs = run(t, "reproduce", "--experiment", "seed003-fig1", "--shared", shared, "--out", dir)
+	if st != 0 || !strings.Contains(out, "report.md") {
+		t.Fatalf("--out: status %d\n%s\n%s", st, out, errs)
+	}
+	for _, f := range []string{"report.md", "seed003_fig1.png", "results/seed003-fig1.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
 		}
+	}
+	for _, bad := range [][]string{{"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}} {
+		if st, _, errs := run(t, append([]string{"reproduce", "--shared", shared}, bad...)...); st != 2 || !strings.Contains(errs, strings.TrimPrefix(bad[len(bad)-1], "-")) {
+			t.Errorf("%v: status %d, stderr %q; want a usage error naming the value", bad, st, errs)
+		}
+	}
+	if st, _, errs := run(t, "reproduce", "seed004-table3", "--shared", shared); st == 0 || !strings.Contains(errs, "cannot run here") {
+		t.Errorf("not runnable: status %d, stderr %q", st, errs)
 	}
 }

@@ -1,0 +1,367 @@
+package reproduce
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Experiment is one published table or figure of the five papers, as a
+// value: the data it needs, the published table it sits beside, how long
+// it takes, and the run that produces our numbers. Experiments are listed
+// in Experiments; `dimred reproduce` runs any selection of them and writes
+// one report (WriteReport).
+type Experiment struct {
+	// Name is unique, e.g. "seed000-II-III"; Paper is "seed000" …
+	// "seed004".
+	Name, Paper string
+	// Title says what is reproduced ("Tables II (NCC) and III (3-NN): …").
+	Title string
+	// Data are the files it reads, below the data directory.
+	Data []string
+	// Published are the table files it sits beside, below
+	// shared/papers/tables (none for a figure).
+	Published []string
+	// Minutes and QuickMinutes are measured wall times of the full and the
+	// --quick run on this project's 2-core machine (0: not measured).
+	Minutes, QuickMinutes float64
+	// NotRunnable, when set, says why the experiment cannot run here (its
+	// data is not in ../shared/data); Run is nil then.
+	NotRunnable string
+	// Run computes our numbers.
+	Run func(rc *RunContext) (*Outcome, error)
+}
+
+// RunContext is what an experiment's Run is given.
+type RunContext struct {
+	Context context.Context
+	// Shared is ../shared (published tables); Data the data directory
+	// (default Shared/data).
+	Shared, Data string
+	// OutDir receives figures (PNG); empty: no figures are drawn.
+	OutDir string
+	// Quick runs a representative slice (a few sets, methods, repeats).
+	Quick bool
+	// Seed seeds folds, splits and samples (0: each experiment's
+	// published-run default).
+	Seed uint64
+	// Datasets and Methods restrict the run (paper names; empty: all).
+	Datasets, Methods []string
+	// Nested adds, where the experiment supports it, the outer error of
+	// nested cross-validation beside the minimum over dimensions.
+	Nested bool
+	// Repeats, when > 0, replaces the paper's number of repeats or random
+	// splits (the report's choices say so).
+	Repeats  int
+	Progress func(string)
+}
+
+func (rc *RunContext) progress(format string, args ...any) {
+	if rc.Progress != nil {
+		rc.Progress(fmt.Sprintf(format, args...))
+	}
+}
+
+// DataDir is the data directory (Data, or Shared/data).
+func (rc *RunContext) DataDir() string {
+	if rc.Data != "" {
+		return rc.Data
+	}
+	return filepath.Join(rc.Shared, "data")
+}
+
+// repeats is the --repeats override, or def.
+func (rc *RunContext) repeats(def int) int {
+	if rc.Repeats > 0 {
+		return rc.Repeats
+	}
+	return def
+}
+
+func (rc *RunContext) seed(def uint64) uint64 {
+	if rc.Seed != 0 {
+		return rc.Seed
+	}
+	return def
+}
+
+// Outcome is the result of one experiment's run: our tables beside the
+// published ones, the figures drawn, and every choice the papers leave
+// open, as the report prints them. It is saved as JSON so that a report
+// can be assembled from experiments run at different times.
+type Outcome struct {
+	Experiment string
+	Paper      string
+	Title      string
+	Quick      bool
+	Seed       uint64
+	// Version is the dimred version that computed it.
+	Version string
+	// WallSeconds is the run's wall time on the machine that ran it.
+	WallSeconds float64
+	// Choices are the protocol's settings and the unstated choices made.
+	Choices []string
+	Tables  []TableResult
+	Figures []Figure
+	// Findings are conclusions drawn from the numbers by the run itself
+	// (computed, never hand-written).
+	Findings []string
+	// DataFiles are the data files read, with their SHA-256.
+	DataFiles []DataFile
+}
+
+// DataFile is a data file an experiment read, below the data directory.
+type DataFile struct {
+	Path   string
+	SHA256 string
+}
+
+// Figure is a PNG an experiment drew, relative to the output directory.
+type Figure struct {
+	File, Caption string
+}
+
+// TableResult is one published table (or the part of it we can run) with
+// our cells beside the published ones.
+type TableResult struct {
+	Name  string // e.g. "seed000 Table II (NCC)"
+	File  string // the published file, below shared/papers/tables ("" if none)
+	Title string // its first line
+	// Metric is what the cells hold: "error %" or "accuracy %".
+	Metric string
+	// Keys name the cells' identifying columns, e.g. dataset, method.
+	Keys  []string
+	Cells []Cell
+	// Pivot, when set, is the key whose values the report prints as
+	// columns (a curve: one column per method).
+	Pivot string `json:",omitempty"`
+}
+
+// LowerIsBetter says whether smaller values are better (error rates).
+func (t *TableResult) LowerIsBetter() bool { return strings.HasPrefix(t.Metric, "error") }
+
+// Cell is one published cell and ours. Values are percentages.
+type Cell struct {
+	Keys []string // values of TableResult.Keys
+	// Ran: we computed this cell; otherwise Reason says why not.
+	Ran    bool
+	Reason string `json:",omitempty"`
+	Ours   float64
+	// OursStd is the spread over repeats or splits (NaN: none).
+	OursStd float64
+	OursDim int // the dimension of our value (0: not a dimension sweep)
+	// AtPaperDim is our value at the paper's dimension (NaN: none).
+	AtPaperDim float64
+	// Nested is the outer error of nested CV (NaN: not run).
+	Nested, NestedStd float64
+	Published         bool
+	Paper, PaperStd   float64 // PaperStd NaN: not published
+	PaperDim          int
+	// PaperNote is the published table's note on the cell (e.g.
+	// "irregular").
+	PaperNote string `json:",omitempty"`
+}
+
+// Diff is our value minus the paper's, in points.
+func (c *Cell) Diff() float64 { return c.Ours - c.Paper }
+
+// Comparable says whether the cell has both numbers.
+func (c *Cell) Comparable() bool { return c.Ran && c.Published }
+
+// Key returns the value of the key column name ("" if absent).
+func (t *TableResult) Key(c *Cell, name string) string {
+	if i := slices.Index(t.Keys, name); i >= 0 && i < len(c.Keys) {
+		return c.Keys[i]
+	}
+	return ""
+}
+
+// MarshalJSON writes NaN as null (JSON has no NaN).
+func (c Cell) MarshalJSON() ([]byte, error) {
+	type plain Cell
+	type out struct {
+		plain
+		OursStd, AtPaperDim, Nested, NestedStd, PaperStd *float64
+	}
+	f := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return json.Marshal(out{plain(c), f(c.OursStd), f(c.AtPaperDim), f(c.Nested), f(c.NestedStd), f(c.PaperStd)})
+}
+
+// UnmarshalJSON reads null as NaN.
+func (c *Cell) UnmarshalJSON(b []byte) error {
+	type plain Cell
+	var in struct {
+		plain
+		OursStd, AtPaperDim, Nested, NestedStd, PaperStd *float64
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*c = Cell(in.plain)
+	g := func(p *float64) float64 {
+		if p == nil {
+			return math.NaN()
+		}
+		return *p
+	}
+	c.OursStd, c.AtPaperDim, c.Nested, c.NestedStd, c.PaperStd = g(in.OursStd), g(in.AtPaperDim), g(in.Nested), g(in.NestedStd), g(in.PaperStd)
+	return nil
+}
+
+// newCell returns a cell with the optional numbers unset.
+func newCell(keys ...string) Cell {
+	nan := math.NaN()
+	return Cell{Keys: keys, OursStd: nan, AtPaperDim: nan, Nested: nan, NestedStd: nan, PaperStd: nan}
+}
+
+// Select returns the experiments named by names: a paper ("seed000"), an
+// experiment name, or "all"; empty names select every experiment.
+func Select(names []string) ([]Experiment, error) {
+	all := Experiments()
+	if len(names) == 0 {
+		return all, nil
+	}
+	var out []Experiment
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		found := false
+		for _, e := range all {
+			if n == "all" || strings.EqualFold(e.Name, n) || strings.EqualFold(e.Paper, n) {
+				found = true
+				if !slices.ContainsFunc(out, func(o Experiment) bool { return o.Name == e.Name }) {
+					out = append(out, e)
+				}
+			}
+		}
+		if !found {
+			var known []string
+			for _, e := range all {
+				known = append(known, e.Name)
+			}
+			return nil, fmt.Errorf("experiment %q: no such paper or experiment (papers seed000-seed004; experiments %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
+// Missing returns the data files of e absent from dataDir.
+func (e *Experiment) Missing(dataDir string) []string {
+	var miss []string
+	for _, f := range e.Data {
+		if _, err := os.Stat(filepath.Join(dataDir, f)); err != nil {
+			miss = append(miss, f)
+		}
+	}
+	return miss
+}
+
+// Execute runs e, times it and records the data files' checksums.
+func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
+	if e.Run == nil {
+		return nil, fmt.Errorf("experiment %s cannot run here: %s", e.Name, e.NotRunnable)
+	}
+	if miss := e.Missing(rc.DataDir()); len(miss) > 0 {
+		return nil, fmt.Errorf("experiment %s: data file %s is not in %s", e.Name, strings.Join(miss, ", "), rc.DataDir())
+	}
+	if rc.Context == nil {
+		rc.Context = context.Background()
+	}
+	if rc.OutDir != "" {
+		if err := os.MkdirAll(rc.OutDir, 0o755); err != nil {
+			return nil, err
+		}
+	}
+	start := time.Now()
+	o, err := e.Run(rc)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", e.Name, err)
+	}
+	if err := rc.Context.Err(); err != nil {
+		return nil, err
+	}
+	o.Experiment, o.Paper, o.Title, o.Quick, o.Version = e.Name, e.Paper, e.Title, rc.Quick, version
+	if rc.Repeats > 0 {
+		o.Choices = append(o.Choices, fmt.Sprintf("repeats / random splits set to %d by --repeats (not the paper's number)", rc.Repeats))
+	}
+	o.WallSeconds = time.Since(start).Seconds()
+	for _, f := range e.Data {
+		sum, err := fileSHA256(filepath.Join(rc.DataDir(), f))
+		if err != nil {
+			return nil, err
+		}
+		o.DataFiles = append(o.DataFiles, DataFile{Path: f, SHA256: sum})
+	}
+	return o, nil
+}
+
+func fileSHA256(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// ResultsDir is where a report folder keeps each experiment's Outcome.
+func ResultsDir(out string) string { return filepath.Join(out, "results") }
+
+// SaveOutcome writes o as results/<experiment>.json below out.
+func SaveOutcome(out string, o *Outcome) error {
+	dir := ResultsDir(out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(o, "", " ")
+	if err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, "."+o.Experiment+".json.tmp")
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, filepath.Join(dir, o.Experiment+".json"))
+}
+
+// LoadOutcomes reads every saved Outcome below out, in the order of
+// Experiments; unknown or unreadable files are errors naming the file.
+func LoadOutcomes(out string) ([]*Outcome, error) {
+	var res []*Outcome
+	for _, e := range Experiments() {
+		p := filepath.Join(ResultsDir(out), e.Name+".json")
+		b, err := os.ReadFile(p)
+		if os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		var o Outcome
+		if err := json.Unmarshal(b, &o); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if o.Experiment != e.Name {
+			return nil, fmt.Errorf("%s: holds experiment %q", p, o.Experiment)
+		}
+		res = append(res, &o)
+	}
+	return res, nil
+}

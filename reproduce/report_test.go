@@ -223,3 +223,39 @@ func TestQuickReport(t *testing.T) {
 		t.Error("a second quick run of seed000-II-III gave other numbers")
 	}
 }
+
+// A table in the report: our value (dimension), ours at the paper's
+// dimension, the paper's, the signed difference with two decimals, and a
+// mark on exactly the cells more than 3 points away (2.99 and −3.02 are
+// the boundary cases), better or worse by the table's metric; '—' where
+// the paper has no cell. The scorecard counts the same cells.
+func TestWriteTableMarkdown(t *testing.T) {
+	tab := &TableResult{Name: "T", Metric: "error %", Keys: []string{"dataset", "method"}}
+	add := func(ds, m string, ours float64, dim int, at float64, paper float64, pdim int, published bool) {
+		c := newCell(ds, m)
+		c.Ran, c.Ours, c.OursDim, c.AtPaperDim = true, ours, dim, at
+		c.Published, c.Paper, c.PaperDim = published, paper, pdim
+		tab.Cells = append(tab.Cells, c)
+	}
+	add("Iris", "LDA", 4.99, 2, 6, 2, 1, true)
+	add("Wine", "PCA", 10, 5, 12.5, 4.5, 4, true)
+	add("Zoo", "GDA", 1, 1, 2, 4.02, 2, true)
+	add("Sonar", "GDA", 3, 3, math.NaN(), 0, 0, false)
+	var b bytes.Buffer
+	writeTableMarkdown(&b, "x", tab, nil)
+	for _, want := range []string{
+		"| dataset | method | ours | ours at paper's dim | paper | Δ |  |",
+		"| Iris | LDA | 4.99 (2) | 6.00 | 2.00 (1) | +2.99 |  |",
+		"| Wine | PCA | 10.00 (5) | 12.50 | 4.50 (4) | +5.50 | **worse**: unexplained |",
+		"| Zoo | GDA | 1.00 (1) | 2.00 | 4.02 (2) | -3.02 | **better**: unexplained |",
+		"| Sonar | GDA | 3.00 (3) | — | — |  |  |",
+	} {
+		if !strings.Contains(b.String(), want+"\n") {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	pp, _, total := Scorecard([]*Outcome{{Paper: "p", Tables: []TableResult{*tab}}}, nil)
+	if len(pp) != 1 || total.Published != 3 || total.Compared != 3 || total.Within3 != 1 || total.Within5 != 2 || total.Better3 != 1 || total.Worse3 != 1 || total.Unexplained != 2 {
+		t.Errorf("scorecard %+v", *total)
+	}
+}

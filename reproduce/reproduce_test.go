@@ -1,14 +1,12 @@
 package reproduce
 
 import (
-	"bytes"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/internal/testdata"
 )
 
@@ -209,161 +207,16 @@ func TestSeed000SVMIris(t *testing.T) {
 			t.Errorf("%s: ours %.2f %%, paper %.2f %%", cl, 100*o.MinError, r.Paper[k].Value)
 		}
 	}
-	var buf bytes.Buffer
-	if err := WriteSeed000(&buf, rows, true); err != nil {
+	tp, _ := LookupSeed000Table("IV-V")
+	tab, err := seed000Table(&RunContext{Shared: sh}, tp, 1, rows, []string{"Iris"})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "| SVM-lin ours |") || !strings.Contains(buf.String(), "| SVM-RBF paper |") {
-		t.Errorf("headings:\n%s", buf.String())
+	if tab.Name != "seed000 Table V (SVM-RBF)" || len(tab.Cells) != 1 || tab.Cells[0].Paper != 2.67 || tab.Cells[0].Ours != 100*r.Ours[1].MinError {
+		t.Errorf("report table %s: %+v", tab.Name, tab.Cells)
 	}
 	if _, err := Seed000(Options{Shared: sh, Tables: "VI"}); err == nil {
 		t.Error("table pair VI accepted")
-	}
-}
-
-// seedCells splits WriteSeed000 output into rows of cells keyed by header
-// name (columns after "NCC ours"/"3-NN ours" that do not name their
-// classifier get its prefix: "NCC Δ", "3-NN Δ"). Text output
-// is cut at the rune offsets where the tabwriter put the header cells;
-// Markdown output at " | ".
-func seedCells(t *testing.T, out string, md bool) []map[string]string {
-	t.Helper()
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	var head []string
-	var starts []int
-	if md {
-		head = strings.Split(strings.TrimSuffix(strings.TrimPrefix(lines[0], "| "), " |"), " | ")
-		if len(lines) < 2 || !strings.HasPrefix(lines[1], "|---|") || strings.Count(lines[1], "---|") != len(head) {
-			t.Fatalf("markdown separator %q for %d columns", lines[1], len(head))
-		}
-		lines = lines[2:]
-	} else {
-		h := []rune(lines[0])
-		for i := 0; i < len(h); {
-			for i < len(h) && h[i] == ' ' {
-				i++
-			}
-			if i == len(h) {
-				break
-			}
-			j := i
-			for j < len(h) && !(h[j] == ' ' && (j+1 == len(h) || h[j+1] == ' ')) {
-				j++
-			}
-			head = append(head, string(h[i:j]))
-			starts = append(starts, i)
-			i = j
-		}
-		lines = lines[1:]
-	}
-	group := ""
-	for i, c := range head {
-		switch {
-		case strings.HasPrefix(c, "NCC"):
-			group = "NCC"
-		case strings.HasPrefix(c, "3-NN"):
-			group = "3-NN"
-		case group != "":
-			head[i] = group + " " + c // "NCC Δ", "3-NN at paper's dim", ...
-		}
-	}
-	var rows []map[string]string
-	for _, l := range lines {
-		row := map[string]string{}
-		if md {
-			if !strings.HasPrefix(l, "| ") || !strings.HasSuffix(l, " |") {
-				t.Errorf("markdown row %q", l)
-			}
-			cells := strings.Split(strings.TrimSuffix(strings.TrimPrefix(l, "| "), " |"), " | ")
-			if len(cells) != len(head) {
-				t.Fatalf("markdown row %q has %d cells for %d columns", l, len(cells), len(head))
-			}
-			for j, c := range cells {
-				row[head[j]] = strings.TrimSpace(c)
-			}
-		} else {
-			r := []rune(l)
-			for j, st := range starts {
-				end := len(r)
-				if j+1 < len(starts) {
-					end = min(starts[j+1], len(r))
-				}
-				if st < len(r) {
-					row[head[j]] = strings.TrimSpace(string(r[st:end]))
-				} else {
-					row[head[j]] = ""
-				}
-			}
-		}
-		rows = append(rows, row)
-	}
-	return rows
-}
-
-// WriteSeed000 on hand-made rows: the text and Markdown outputs hold, under
-// the right headers, our cell "err (dim)", the paper's, the signed
-// difference with two decimals, '*' exactly on cells with |Δ| > 3
-// (2.99 and −3.02 are the boundary cases), and '—' for a cell the paper
-// lacks. (If the "at paper's dim" column is present, it holds our error at
-// the paper's dimension.)
-func TestWriteSeed000(t *testing.T) {
-	rows := []Row{
-		{Dataset: "Iris", Method: "LDA",
-			Ours: [2]evaluate.Result{{MinError: 0.0499, BestDim: 2, ErrorsByDim: []float64{0.06, 0.0499}},
-				{MinError: 0.02, BestDim: 1, ErrorsByDim: []float64{0.02, 0.04}}},
-			Paper: [2]Published{{Value: 2.00, Dim: 1}, {Value: 2.00, Dim: 1}}, Found: [2]bool{true, true}},
-		{Dataset: "Wine", Method: "PCA",
-			Ours: [2]evaluate.Result{{MinError: 0.10, BestDim: 5, ErrorsByDim: []float64{0.3, 0.2, 0.15, 0.125, 0.10}},
-				{MinError: 0.03, BestDim: 3, ErrorsByDim: []float64{0.2, 0.1, 0.03}}},
-			Paper: [2]Published{{Value: 4.50, Dim: 4}}, Found: [2]bool{true, false}},
-		{Dataset: "Zoo", Method: "GDA",
-			Ours: [2]evaluate.Result{{MinError: 0.01, BestDim: 1, ErrorsByDim: []float64{0.01, 0.02}},
-				{MinError: 0.01, BestDim: 1, ErrorsByDim: []float64{0.01, 0.05}}},
-			Paper: [2]Published{{Value: 4.02, Dim: 2}, {Value: 1.00, Dim: 2}}, Found: [2]bool{true, true}},
-	}
-	want := []map[string]string{
-		{"dataset": "Iris", "method": "LDA", "NCC ours": "4.99 (2)", "NCC paper": "2.00 (1)", "NCC Δ": "+2.99",
-			"3-NN ours": "2.00 (1)", "3-NN paper": "2.00 (1)", "3-NN Δ": "+0.00"},
-		{"dataset": "Wine", "method": "PCA", "NCC ours": "10.00 (5)", "NCC paper": "4.50 (4)", "NCC Δ": "+5.50 *",
-			"3-NN ours": "3.00 (3)", "3-NN paper": "—", "3-NN Δ": ""},
-		{"dataset": "Zoo", "method": "GDA", "NCC ours": "1.00 (1)", "NCC paper": "4.02 (2)", "NCC Δ": "-3.02 *",
-			"3-NN ours": "1.00 (1)", "3-NN paper": "1.00 (2)", "3-NN Δ": "+0.00"},
-	}
-	// Our error at the paper's dimension, for the optional column.
-	atDim := [][2]string{{"6.00", "2.00"}, {"12.50", "—"}, {"2.00", "5.00"}}
-	for _, md := range []bool{false, true} {
-		var buf bytes.Buffer
-		if err := WriteSeed000(&buf, rows, md); err != nil {
-			t.Fatal(err)
-		}
-		out := buf.String()
-		if got := strings.Count(out, "*"); got != 2 {
-			t.Errorf("md=%v: %d '*' marks, want 2 (|Δ| = 5.50 and 3.02):\n%s", md, got, out)
-		}
-		got := seedCells(t, out, md)
-		if len(got) != len(rows) {
-			t.Fatalf("md=%v: %d rows, want %d:\n%s", md, len(got), len(rows), out)
-		}
-		for i, w := range want {
-			for col, cell := range w {
-				v, ok := got[i][col]
-				if !ok {
-					t.Errorf("md=%v: no column %q in output:\n%s", md, col, out)
-					continue
-				}
-				if v != cell {
-					t.Errorf("md=%v row %d column %q = %q, want %q", md, i+1, col, v, cell)
-				}
-			}
-			for k, cl := range []string{"NCC", "3-NN"} {
-				if v, ok := got[i][cl+" at paper's dim"]; ok && v != atDim[i][k] {
-					t.Errorf("md=%v row %d: %s at paper's dim = %q, want %q", md, i+1, cl, v, atDim[i][k])
-				}
-			}
-		}
-		if t.Failed() {
-			t.Logf("output (md=%v):\n%s", md, out)
-		}
 	}
 }
 
@@ -389,10 +242,6 @@ func TestSeed001Small(t *testing.T) {
 	if !(mean["aqmida"] < mean["pca"] && mean["lda"] < mean["pca"]) {
 		t.Fatalf("mean errors over 1..15 features: %v; want AQMIDA and LDA below PCA", mean)
 	}
-	var b strings.Builder
-	if err := WriteSeed001(&b, r); err != nil || !strings.Contains(b.String(), "aqmida") {
-		t.Fatalf("WriteSeed001: %v\n%s", err, b.String())
-	}
 }
 
 // Seed 004 on ORL, two methods, two splits, 40 dimensions: the published
@@ -414,8 +263,9 @@ func TestSeed004Small(t *testing.T) {
 	if math.Abs(rate["LDA"]-90.2) > 6 || !(rate["LDA"] > rate["PCA"]) {
 		t.Fatalf("ORL best rates %v; want LDA within 6 points of 90.2 and above PCA", rate)
 	}
-	var b strings.Builder
-	if err := WriteSeed004(&b, rows); err != nil || !strings.Contains(b.String(), "90.20 (39)") {
-		t.Fatalf("WriteSeed004: %v\n%s", err, b.String())
+	for _, r := range rows {
+		if r.Method == "LDA" && (r.PaperRate != 90.2 || r.PaperDim != 39) {
+			t.Errorf("published LDA cell %.2f (%d), want 90.20 (39)", r.PaperRate, r.PaperDim)
+		}
 	}
 }

@@ -2,11 +2,8 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
-	"math"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
@@ -233,18 +230,6 @@ func Seed000(opt Options) ([]Row, error) {
 	return rows, nil
 }
 
-// Seed000Selected returns the registered methods that Seed000 runs for
-// the paper column names methods (empty: all).
-func Seed000Selected(methods []string) []method.Info {
-	var out []method.Info
-	for _, m := range Seed000Methods {
-		if info, err := method.Lookup(m.Ours); err == nil && selected(methods, m.Paper) {
-			out = append(out, info)
-		}
-	}
-	return out
-}
-
 func hasParam(info method.Info, name string) bool {
 	for _, p := range info.Params {
 		if p.Name == name {
@@ -264,60 +249,4 @@ func selected(list []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// WriteSeed000 prints the comparison: our minimum error % (its
-// dimension), our error at the paper's dimension, the paper's error %
-// (dimension), and the difference of the minima in points, for NCC and
-// 3-NN (or the classifiers of Row.Labels); markdown when md is set. Cells
-// more than 3 points away are marked with '*'; '†' marks a published cell
-// of a row the table's README calls irregular (a cell lost in the
-// paper's text: the value may belong to a neighbouring column).
-func WriteSeed000(w io.Writer, rows []Row, md bool) error {
-	lab := [2]string{"NCC", "3-NN"}
-	if len(rows) > 0 && rows[0].Labels[0] != "" {
-		lab = rows[0].Labels
-	}
-	head := []string{"dataset", "method", lab[0] + " ours", "at paper's dim", lab[0] + " paper", "Δ", lab[1] + " ours", "at paper's dim", lab[1] + " paper", "Δ"}
-	var tw *tabwriter.Writer
-	if md {
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
-	} else {
-		tw = tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-	}
-	for _, r := range rows {
-		cells := []string{r.Dataset, r.Method}
-		for k := 0; k < 2; k++ {
-			ours := fmt.Sprintf("%.2f (%d)", 100*r.Ours[k].MinError, r.Ours[k].BestDim)
-			if sd, ok := r.Ours[k].StdAtBest(); ok {
-				ours = fmt.Sprintf("%.2f±%.2f (%d)", 100*r.Ours[k].MinError, 100*sd, r.Ours[k].BestDim)
-			}
-			paper, delta, atDim := "—", "", "—"
-			if d := r.Paper[k].Dim; r.Found[k] && d >= 1 && d <= len(r.Ours[k].ErrorsByDim) {
-				atDim = fmt.Sprintf("%.2f", 100*r.Ours[k].ErrorsByDim[d-1])
-			}
-			if r.Found[k] {
-				paper = fmt.Sprintf("%.2f (%d)", r.Paper[k].Value, r.Paper[k].Dim)
-				if strings.HasPrefix(r.Paper[k].Note, "irregular") {
-					paper += " †"
-				}
-				d := 100*r.Ours[k].MinError - r.Paper[k].Value
-				delta = fmt.Sprintf("%+.2f", d)
-				if math.Abs(d) > 3 {
-					delta += " *"
-				}
-			}
-			cells = append(cells, ours, atDim, paper, delta)
-		}
-		if md {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-		} else {
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
-		}
-	}
-	if tw != nil {
-		return tw.Flush()
-	}
-	return nil
 }

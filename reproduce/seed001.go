@@ -2,9 +2,7 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
@@ -131,34 +129,4 @@ func seed001ORL(dataDir, dir string, names []string) error {
 		}
 	}
 	return nil
-}
-
-// WriteSeed001 prints the Letter curves: mean error % ± std per number of
-// features and method.
-func WriteSeed001(w io.Writer, r *Seed001Result) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprint(tw, "features")
-	for _, res := range r.Report.Results {
-		fmt.Fprintf(tw, "\t%s", res.Method)
-	}
-	fmt.Fprintln(tw)
-	dims := 0
-	for _, res := range r.Report.Results {
-		dims = max(dims, len(res.ErrorsByDim))
-	}
-	for k := 0; k < dims; k++ {
-		fmt.Fprintf(tw, "%d", k+1)
-		for _, res := range r.Report.Results {
-			cell := "—"
-			if k < len(res.ErrorsByDim) {
-				cell = fmt.Sprintf("%.2f", 100*res.ErrorsByDim[k])
-				if k < len(res.StdByDim) {
-					cell += fmt.Sprintf(" ± %.2f", 100*res.StdByDim[k])
-				}
-			}
-			fmt.Fprintf(tw, "\t%s", cell)
-		}
-		fmt.Fprintln(tw)
-	}
-	return tw.Flush()
 }

@@ -2,14 +2,12 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -699,76 +697,4 @@ func (s scaledPredictor) Predict(x *mat.Dense) ([]int, error) {
 		return nil, err
 	}
 	return s.p.Predict(xs)
-}
-
-// WriteSeed002 prints the cells, ours beside the published ones, then the
-// unstated choices.
-func WriteSeed002(w io.Writer, cells []Seed002Cell, markdown bool) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	sep, end := "\t", "\n"
-	if markdown {
-		sep, end = " | ", " |\n"
-		fmt.Fprint(tw, "| ")
-	}
-	fmt.Fprint(tw, strings.Join([]string{"table", "row", "method", "ours: acc % ± std (dim)", "paper: acc % ± std", "Δ", "note"}, sep)+end)
-	if markdown {
-		fmt.Fprint(tw, "|---|---|---|---|---|---|---|\n")
-	}
-	for _, c := range cells {
-		paper, delta := "—", ""
-		if c.Found {
-			paper = fmt.Sprintf("%.1f ± %.1f", c.Paper, c.PaperStd)
-			delta = fmt.Sprintf("%+.1f", c.Mean-c.Paper)
-		}
-		if markdown {
-			fmt.Fprint(tw, "| ")
-		}
-		fmt.Fprint(tw, strings.Join([]string{c.Table, c.Row, c.Method, fmt.Sprintf("%.1f ± %.1f (%d)", c.Mean, c.Std, c.Dim), paper, delta, c.Note}, sep)+end)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	fmt.Fprintln(w, "\nchoices the paper leaves open:")
-	for _, s := range seed002Choices {
-		fmt.Fprintln(w, "  - "+s)
-	}
-	return nil
-}
-
-// WriteSeed002Sensitivity prints the sensitivity rows as one table per
-// data set: methods down, graphs across.
-func WriteSeed002Sensitivity(w io.Writer, rows []Seed002SensitivityRow) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	var sets []string
-	for _, r := range rows {
-		if !slices.Contains(sets, r.Set) {
-			sets = append(sets, r.Set)
-		}
-	}
-	head := []string{"set", "method"}
-	for _, g := range seed002Graphs {
-		head = append(head, g.Name)
-	}
-	fmt.Fprintln(tw, strings.Join(head, "\t"))
-	for _, s := range sets {
-		var keys []string
-		cellOf := map[string][]string{}
-		for _, r := range rows {
-			if r.Set != s {
-				continue
-			}
-			k := r.Method
-			if r.P > 0 {
-				k = fmt.Sprintf("%s (SR graph p=%d)", r.Method, r.P)
-			}
-			if _, ok := cellOf[k]; !ok {
-				keys = append(keys, k)
-			}
-			cellOf[k] = append(cellOf[k], fmt.Sprintf("%.1f ± %.1f", r.Mean, r.Std))
-		}
-		for _, k := range keys {
-			fmt.Fprintln(tw, strings.Join(append([]string{s, k}, cellOf[k]...), "\t"))
-		}
-	}
-	return tw.Flush()
 }

@@ -2,12 +2,9 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"text/tabwriter"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -188,44 +185,6 @@ func containsInt(xs []int, v int) bool {
 		}
 	}
 	return false
-}
-
-// WriteSeed003 prints our accuracy ± std (best dimension) beside the
-// paper's, one line per method, set and ν; markdown as a table.
-func WriteSeed003(w io.Writer, rows []Seed003Row, markdown bool) error {
-	head := []string{"set", "ν", "method", "ours: acc ± std (dim)", "paper: acc ± std", "Δ"}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	if markdown {
-		fmt.Fprintf(w, "| %s |\n|%s\n", strings.Join(head, " | "), strings.Repeat("---|", len(head)))
-	} else {
-		fmt.Fprintln(tw, strings.Join(head, "\t"))
-	}
-	for _, r := range rows {
-		acc := 1 - r.Ours.MinError
-		ours := fmt.Sprintf("%.3f (%d)", acc, r.Ours.BestDim)
-		if sd, ok := r.Ours.StdAtBest(); ok {
-			ours = fmt.Sprintf("%.3f ± %.3f (%d)", acc, sd, r.Ours.BestDim)
-		}
-		pub, delta := "—", ""
-		if r.Found {
-			pub = fmt.Sprintf("%.2f ± %.3f", r.PaperAcc, r.PaperStd)
-			delta = fmt.Sprintf("%+.3f", acc-r.PaperAcc)
-		}
-		set := r.Set
-		if set == "PIE" {
-			set = "PIE (10 persons)"
-		}
-		cells := []string{set, strconv.Itoa(r.Nu), r.Method, ours, pub, delta}
-		if markdown {
-			fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
-		} else {
-			fmt.Fprintln(tw, strings.Join(cells, "\t"))
-		}
-	}
-	if markdown {
-		return nil
-	}
-	return tw.Flush()
 }
 
 // Seed003Fig1 writes seed 003 Fig. 1 to path: the three synthetic 2-D

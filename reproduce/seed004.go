@@ -2,11 +2,9 @@ package reproduce
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
@@ -209,24 +207,4 @@ func seed004MNIST(opt Seed004Options) error {
 	}
 	return plot.Scatter(filepath.Join(opt.OutDir, "seed004_mnist_knda_2d.png"), z, ds.Y, ds.ClassNames,
 		plot.ScatterOptions{Title: "KNDA, 100 MNIST digits per class (seed 004 Fig. 2)"})
-}
-
-// WriteSeed004 prints the best recognition rate % (± std over splits at
-// that dimension) and its dimension beside the paper's.
-func WriteSeed004(w io.Writer, rows []Seed004Row) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "set\tmethod\tours: best rate % (dim)\tpaper: rate % (dim)\tΔ")
-	for _, r := range rows {
-		ours := fmt.Sprintf("%.2f (%d)", 100*(1-r.Ours.MinError), r.Ours.BestDim)
-		if sd, ok := r.Ours.StdAtBest(); ok {
-			ours = fmt.Sprintf("%.2f ± %.2f (%d)", 100*(1-r.Ours.MinError), 100*sd, r.Ours.BestDim)
-		}
-		paper, delta := "—", ""
-		if r.Found {
-			paper = fmt.Sprintf("%.2f (%d)", r.PaperRate, r.PaperDim)
-			delta = fmt.Sprintf("%+.2f", 100*(1-r.Ours.MinError)-r.PaperRate)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Set, r.Method, ours, paper, delta)
-	}
-	return tw.Flush()
 }

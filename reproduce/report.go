@@ -242,10 +242,15 @@ func writeReportMarkdown(w io.Writer, outs []*Outcome, experiments []Experiment,
 
 	perPaper, perMethod, total := Scorecard(outs, ex)
 	fmt.Fprintf(w, "## Scorecard\n\n")
-	writeScores(w, append(perPaper, total))
-	fmt.Fprintf(w, "\n<details><summary>Per method</summary>\n\n")
-	writeScores(w, perMethod)
-	fmt.Fprintf(w, "\n</details>\n\n")
+	if total.Published == 0 {
+		fmt.Fprintf(w, "No published cells in this report.\n\n")
+	}
+	if total.Published > 0 {
+		writeScores(w, append(perPaper, total))
+		fmt.Fprintf(w, "\n<details><summary>Per method</summary>\n\n")
+		writeScores(w, perMethod)
+		fmt.Fprintf(w, "\n</details>\n\n")
+	}
 
 	fmt.Fprintf(w, "## Findings\n\n")
 	for _, o := range outs {
@@ -350,9 +355,12 @@ func writeTableMarkdown(w io.Writer, experiment string, t *TableResult, ex *Expl
 	for ci := range t.Cells {
 		c := &t.Cells[ci]
 		row := append([]string{}, c.Keys...)
-		if c.Ran {
+		switch {
+		case c.Ran && strings.HasPrefix(t.Metric, "angle"):
+			row = append(row, fmt.Sprintf("%.1e", c.Ours))
+		case c.Ran:
 			row = append(row, valueDim(c.Ours, c.OursStd, c.OursDim))
-		} else {
+		default:
 			row = append(row, "—")
 		}
 		if hasAtDim {

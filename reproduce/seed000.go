@@ -43,7 +43,7 @@ var Seed000Sets = []UCISet{
 }
 
 // Seed000Methods maps the paper's column names to dimred method names.
-var Seed000Methods = []struct{ Paper, Ours string }{
+var Seed000Methods = []PaperMethod{
 	{"KQMI", "kqmi"}, {"GDA", "gda"}, {"KLPP", "sklpp"}, {"CKFD", "ckfd"}, {"KPCA", "kpca"},
 	{"LQMI", "lqmi"}, {"LDA", "lda"}, {"PCA", "pca"}, {"LPP", "slpp"},
 }

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/evaluate"
@@ -18,7 +17,7 @@ import (
 
 // Seed003Methods maps seed 003 Table 1's rows to dimred methods (FDA is
 // LDA, KDA is GDA).
-var Seed003Methods = []struct{ Paper, Ours string }{
+var Seed003Methods = []PaperMethod{
 	{"PCA", "pca"}, {"FDA", "lda"}, {"LPP", "lpp"}, {"MFA", "mfa"},
 	{"MIE0", "mie0"}, {"MIE", "mie"}, {"BERE0", "bere0"}, {"BERE", "bere"},
 	{"KPCA", "kpca"}, {"KDA", "gda"}, {"KMFA", "kmfa"},
@@ -117,29 +116,9 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	knn1, err := classify.ParseList("knn1")
+	ms, paper, err := paperMethods(Seed003Methods, opt.Methods, func(name string) (map[string]string, error) { return seed003Params(name, opt.Sigma) })
 	if err != nil {
 		return nil, err
-	}
-	var ms []evaluate.NamedMethod
-	var paper []string
-	for _, m := range Seed003Methods {
-		if !selected(opt.Methods, m.Paper) {
-			continue
-		}
-		p, err := seed003Params(m.Ours, opt.Sigma)
-		if err != nil {
-			return nil, err
-		}
-		mm, err := method.New(m.Ours, p)
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, evaluate.NamedMethod{Name: m.Ours, Method: mm})
-		paper = append(paper, m.Paper)
-	}
-	if len(ms) == 0 {
-		return nil, fmt.Errorf("no method of Table 1 selected by %v", opt.Methods)
 	}
 	var rows []Seed003Row
 	for _, set := range Seed003Sets {
@@ -157,8 +136,7 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 			if opt.Progress != nil {
 				opt.Progress(fmt.Sprintf("%s, %d training images per person", set.Paper, nu))
 			}
-			rep, err := evaluate.Run(ds, evaluate.Protocol{Preprocess: opt.Scale, Methods: ms, Classifiers: knn1,
-				PerClass: nu, Repeats: opt.Repeats, Seed: opt.Seed, MaxDims: opt.MaxDims})
+			rep, err := perClassSplits(ds, ms, nu, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("%s ν=%d: %w", set.Paper, nu, err)
 			}

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
@@ -15,7 +14,7 @@ import (
 
 // Seed004Methods maps seed 004's table rows to dimred methods (KLDA is
 // GDA).
-var Seed004Methods = []struct{ Paper, Ours string }{
+var Seed004Methods = []PaperMethod{
 	{"KNDA", "knda"}, {"DNDA", "dnda"}, {"PCA", "pca"}, {"KPCA", "kpca"},
 	{"LPP", "lpp"}, {"KLPP", "klpp"}, {"LDA", "lda"}, {"KLDA", "gda"},
 }
@@ -104,10 +103,6 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	knn1, err := classify.ParseList("knn1")
-	if err != nil {
-		return nil, err
-	}
 	var rows []Seed004Row
 	for _, set := range Seed004Sets {
 		if !selected(opt.Sets, set.Paper) {
@@ -117,28 +112,14 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		var ms []evaluate.NamedMethod
-		var paper []string
-		for _, m := range Seed004Methods {
-			if !selected(opt.Methods, m.Paper) {
-				continue
-			}
-			p, err := seed004Params(m.Ours)
-			if err != nil {
-				return nil, err
-			}
-			mm, err := method.New(m.Ours, p)
-			if err != nil {
-				return nil, err
-			}
-			ms = append(ms, evaluate.NamedMethod{Name: m.Ours, Method: mm})
-			paper = append(paper, m.Paper)
+		ms, paper, err := paperMethods(Seed004Methods, opt.Methods, seed004Params)
+		if err != nil {
+			return nil, err
 		}
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		rep, err := evaluate.Run(ds, evaluate.Protocol{Preprocess: opt.Scale, Methods: ms, Classifiers: knn1,
-			PerClass: set.PerClass, Repeats: opt.Repeats, Seed: opt.Seed, MaxDims: opt.MaxDims})
+		rep, err := perClassSplits(ds, ms, set.PerClass, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", set.Paper, err)
 		}

@@ -171,6 +171,7 @@ func (p *Protocol) validate() (preprocess.Pipeline, error) {
 type split struct {
 	name        string // "fold 3 of 10", "repeat 2, fold 3 of 10", "split 4 of 20"
 	repeat      int
+	fold        int // the fold's index within its repeat (0 for a per-class split)
 	train, test []int
 }
 
@@ -211,7 +212,7 @@ func makeSplits(y []int, p *Protocol) ([]split, error) {
 			if reps > 1 {
 				name = fmt.Sprintf("repeat %d, %s", r+1, name)
 			}
-			out = append(out, split{name: name, repeat: r, train: train, test: test})
+			out = append(out, split{name: name, repeat: r, fold: f, train: train, test: test})
 		}
 	}
 	return out, nil
@@ -263,34 +264,11 @@ type unitResult struct {
 // identical for any GOMAXPROCS. The first error (in split, method order) is
 // returned, naming the method, classifier and split.
 func Run(ds *data.Dataset, p Protocol) (*Report, error) {
-	if ds == nil || ds.X == nil {
-		return nil, fmt.Errorf("evaluate: no dataset")
-	}
-	if err := ds.Validate(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	name := ds.Name
-	if name == "" {
-		name = "input"
+	name, present, err := checkDataset(ds)
+	if err != nil {
+		return nil, err
 	}
 	n, d := ds.Dims()
-	if ds.Y == nil {
-		return nil, fmt.Errorf("evaluate: dataset %q has no labels", name)
-	}
-	for i, v := range ds.Y {
-		if v < 0 {
-			return nil, fmt.Errorf("evaluate: dataset %q: row %d is unlabeled; evaluation needs a label on every row", name, i+1)
-		}
-	}
-	present := 0
-	for _, c := range data.ClassCounts(ds.Y) {
-		if c > 0 {
-			present++
-		}
-	}
-	if present < 2 {
-		return nil, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, present)
-	}
 	pre, err := p.validate()
 	if err != nil {
 		return nil, err
@@ -309,56 +287,24 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 	results := make([]unitResult, len(splits)*nm)
 	total := len(results)
 
-	workers := p.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	workers = min(workers, total)
 	ctx := p.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
-
-	var (
-		next     atomic.Int64
-		failed   atomic.Bool
-		progMu   sync.Mutex
-		progDone int
-		wg       sync.WaitGroup
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				u := int(next.Add(1) - 1)
-				if u >= total || failed.Load() || ctx.Err() != nil {
-					return
-				}
-				s, m := u/nm, u%nm
-				pr := preps[s]
-				pr.once.Do(func() { prepare(pr, ds, pre, splits[s], &p, s) })
-				if pr.err != nil {
-					results[u].err = fmt.Errorf("evaluate: %s: %w", splits[s].name, pr.err)
-				} else {
-					results[u] = runUnit(&p, m, pr, splits[s].name)
-				}
-				if pr.left.Add(-1) == 0 {
-					pr.trainX, pr.testX = nil, nil
-				}
-				if results[u].err != nil {
-					failed.Store(true)
-				}
-				if p.Progress != nil {
-					progMu.Lock()
-					progDone++
-					p.Progress(progDone, total)
-					progMu.Unlock()
-				}
-			}
-		}()
-	}
-	wg.Wait()
+	forEachUnit(ctx, p.Workers, total, p.Progress, func(u int) bool {
+		s, m := u/nm, u%nm
+		pr := preps[s]
+		pr.once.Do(func() { prepare(pr, ds, pre, splits[s], &p, s) })
+		if pr.err != nil {
+			results[u].err = fmt.Errorf("evaluate: %s: %w", splits[s].name, pr.err)
+		} else {
+			results[u] = runUnit(&p, m, pr, splits[s].name)
+		}
+		if pr.left.Add(-1) == 0 {
+			pr.trainX, pr.testX = nil, nil
+		}
+		return results[u].err == nil
+	})
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("evaluate: %w", err)
 	}
@@ -385,25 +331,110 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 	return rep, nil
 }
 
+// checkDataset checks that ds can be evaluated (every row labelled, at
+// least two classes) and returns its display name and number of classes.
+func checkDataset(ds *data.Dataset) (name string, classes int, err error) {
+	if ds == nil || ds.X == nil {
+		return "", 0, fmt.Errorf("evaluate: no dataset")
+	}
+	if err := ds.Validate(); err != nil {
+		return "", 0, fmt.Errorf("evaluate: %w", err)
+	}
+	name = ds.Name
+	if name == "" {
+		name = "input"
+	}
+	if ds.Y == nil {
+		return "", 0, fmt.Errorf("evaluate: dataset %q has no labels", name)
+	}
+	for i, v := range ds.Y {
+		if v < 0 {
+			return "", 0, fmt.Errorf("evaluate: dataset %q: row %d is unlabeled; evaluation needs a label on every row", name, i+1)
+		}
+	}
+	for _, c := range data.ClassCounts(ds.Y) {
+		if c > 0 {
+			classes++
+		}
+	}
+	if classes < 2 {
+		return "", 0, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, classes)
+	}
+	return name, classes, nil
+}
+
+// forEachUnit calls do(u) for the units u = 0..total-1 on up to workers
+// goroutines (0: GOMAXPROCS), units taken in increasing order. After a
+// unit fails (do returns false) or ctx is cancelled no new unit starts.
+// progress, when not nil, is called after each unit with the number done
+// so far and total; calls are serialised.
+func forEachUnit(ctx context.Context, workers, total int, progress func(done, total int), do func(u int) bool) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, total)
+	var (
+		next     atomic.Int64
+		failed   atomic.Bool
+		progMu   sync.Mutex
+		progDone int
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				u := int(next.Add(1) - 1)
+				if u >= total || failed.Load() || ctx.Err() != nil {
+					return
+				}
+				if !do(u) {
+					failed.Store(true)
+				}
+				if progress != nil {
+					progMu.Lock()
+					progDone++
+					progress(progDone, total)
+					progMu.Unlock()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // prepare fits the preprocessing on a split's training rows and applies it
 // to its training and test rows.
 func prepare(pr *prepared, ds *data.Dataset, pre preprocess.Pipeline, sp split, p *Protocol, index int) {
 	tr, te := ds.Subset(sp.train), ds.Subset(sp.test)
 	pr.ytrain, pr.ytest = tr.Y, te.Y
-	pr.ymethod = pr.ytrain
+	pr.ymethod, pr.labelled = methodLabels(pr.ytrain, p, index)
+	pr.fit(pre, tr.X, te.X)
+}
+
+// methodLabels returns the training labels of split index as the methods
+// see them (the Unlabeled fraction hidden) and the rows that keep theirs
+// (nil: all).
+func methodLabels(ytrain []int, p *Protocol, index int) (ymethod, labelled []int) {
 	if p.Unlabeled > 0 {
-		pr.ymethod, pr.labelled = hideLabels(pr.ytrain, p.Unlabeled, p.Seed^uint64(0x9e3779b97f4a7c15*uint64(index+1)))
+		return hideLabels(ytrain, p.Unlabeled, p.Seed^uint64(0x9e3779b97f4a7c15*uint64(index+1)))
 	}
-	f, err := pre.Fit(tr.X)
+	return ytrain, nil
+}
+
+// fit fits pre on the training rows trX and applies it to trX and teX.
+func (pr *prepared) fit(pre preprocess.Pipeline, trX, teX *mat.Dense) {
+	f, err := pre.Fit(trX)
 	if err != nil {
 		pr.err = err
 		return
 	}
-	if pr.trainX, err = f.Apply(tr.X); err != nil {
+	if pr.trainX, err = f.Apply(trX); err != nil {
 		pr.err = err
 		return
 	}
-	pr.testX, pr.err = f.Apply(te.X)
+	pr.testX, pr.err = f.Apply(teX)
 }
 
 // runUnit fits method m on a prepared split and sweeps every classifier.

@@ -26,13 +26,13 @@ type GridParam struct {
 	// Method is the NamedMethod.Name the parameter belongs to; "" means
 	// every method of the protocol, each of which must declare Key. A
 	// scoped entry replaces an unscoped one with the same Key.
-	Method string
+	Method string `json:"method,omitempty"`
 	// Key is the parameter's name as in key=value (method.New, 'dimred
 	// methods -v'), e.g. "sigma", "alpha", "k".
-	Key string
+	Key string `json:"key"`
 	// Values are the candidates in text form, in order of preference on
 	// ties.
-	Values []string
+	Values []string `json:"values"`
 }
 
 // NestedOptions configures RunNested beyond the Protocol.

@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -466,5 +467,65 @@ func TestNestedBadInput(t *testing.T) {
 	}
 	if !reflect.DeepEqual(m, method.GDA{}) {
 		t.Errorf("the grid changed the caller's method: %+v", m)
+	}
+}
+
+func TestNestedFormats(t *testing.T) {
+	rep := &NestedReport{Dataset: "toy", N: 20, D: 3, Classes: 2, InnerFolds: 5, Protocol: "2-fold stratified CV, seed 0",
+		Results: []NestedResult{{
+			Method: "gda", Classifier: "ncc", Error: 0.15, Std: 0.05, FoldStd: 0.1,
+			Grid: []GridParam{{Method: "gda", Key: "sigma", Values: []string{"0.5", "1"}}},
+			Folds: []NestedFold{
+				{Split: "repeat 1, fold 1 of 2", Dim: 1, Params: map[string]string{"sigma": "1"}, Errors: 1, Rows: 10, ErrorsByDim: []int{1, 0}},
+				{Split: "repeat 2, fold 1 of 2", Repeat: 1, Dim: 2, Params: map[string]string{"sigma": "1"}, Errors: 2, Rows: 10, ErrorsByDim: []int{3, 2}},
+				{Split: "repeat 2, fold 2 of 2", Repeat: 1, Dim: 2, Params: map[string]string{"sigma": "0.5"}, Errors: 0, Rows: 10, ErrorsByDim: []int{1, 0}},
+			},
+			MinOverDims: Result{Method: "gda", Classifier: "ncc", MinError: 0.1, BestDim: 2, ErrorsByDim: []float64{0.2, 0.1}},
+			MinParams:   map[string]string{"sigma": "0.5"},
+		}}}
+	if med, lo, hi := rep.Results[0].DimSummary(); med != 2 || lo != 1 || hi != 2 {
+		t.Errorf("dim summary %v %v %v", med, lo, hi)
+	}
+	var b strings.Builder
+	if err := WriteNested(&b, rep, "text"); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	for _, w := range []string{"toy: n = 20, d = 3, 2 classes; 2-fold", "nested error %", "repeat std %", "chosen grid (folds)",
+		"15.00", "10.00", "5.00", "2 (1–2)", "sigma=1 (2/3)", "sigma=0.5"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("text lacks %q:\n%s", w, text)
+		}
+	}
+	b.Reset()
+	if err := WriteNested(&b, rep, "markdown"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| gda | ncc | 15.00 | 10.00 | 5.00 | 2 (1–2) | sigma=1 (2/3) | 10.00 | 2 | sigma=0.5 |") {
+		t.Errorf("markdown:\n%s", b.String())
+	}
+	b.Reset()
+	if err := WriteNested(&b, rep, "csv"); err != nil {
+		t.Fatal(err)
+	}
+	want := "dataset,method,classifier,nested_error,std,fold_std,dim_median,dim_min,dim_max,grid_choice,min_error,best_dim,best_grid\n" +
+		"toy,gda,ncc,0.15,0.05,0.1,2,1,2,sigma=1 (2/3),0.1,2,sigma=0.5\n"
+	if b.String() != want {
+		t.Errorf("csv:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := WriteNested(&b, rep, "json"); err != nil {
+		t.Fatal(err)
+	}
+	var back NestedReport
+	if err := json.Unmarshal([]byte(b.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	back.Protocol = rep.Protocol
+	if !reflect.DeepEqual(&back, rep) {
+		t.Errorf("json round trip:\n%+v\nwant\n%+v", back, *rep)
+	}
+	if err := WriteNested(&b, rep, "xml"); err == nil || !strings.Contains(err.Error(), `"xml"`) {
+		t.Errorf("unknown format: %v", err)
 	}
 }

@@ -35,6 +35,14 @@ type GridParam struct {
 	Values []string `json:"values"`
 }
 
+// GridError is RunNested's error for a bad NestedOptions.Grid: a key no
+// method declares, an empty value list, a value or a combination the
+// method refuses, a method name not in the protocol.
+type GridError struct{ Err error }
+
+func (e *GridError) Error() string { return e.Err.Error() }
+func (e *GridError) Unwrap() error { return e.Err }
+
 // NestedOptions configures RunNested beyond the Protocol.
 type NestedOptions struct {
 	// InnerFolds is the number of stratified inner folds of each outer
@@ -163,7 +171,7 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 	}
 	grids, err := methodGrids(p.Methods, o.Grid)
 	if err != nil {
-		return nil, err
+		return nil, &GridError{err}
 	}
 	splits, err := makeSplits(ds.Y, &p)
 	if err != nil {

@@ -458,6 +458,10 @@ func TestNestedBadInput(t *testing.T) {
 				t.Errorf("%s: error %q does not say %q", tc.name, err, w)
 			}
 		}
+		var ge *GridError
+		if isGrid := strings.Contains(err.Error(), "grid"); errors.As(err, &ge) != isGrid {
+			t.Errorf("%s: %q is a GridError: %v", tc.name, err, !isGrid)
+		}
 	}
 	// The configured method is not changed by the grid.
 	m := method.GDA{}

@@ -1,7 +1,6 @@
 package evaluate
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -153,15 +152,11 @@ type NestedFold struct {
 // fits and p.Context cancels. Errors name the method, grid point, split
 // and inner fold.
 func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, error) {
-	name, present, err := checkDataset(ds)
+	st, err := start(ds, &p)
 	if err != nil {
 		return nil, err
 	}
-	n, d := ds.Dims()
-	pre, err := p.validate()
-	if err != nil {
-		return nil, err
-	}
+	n, pre, splits := st.n, st.pre, st.splits
 	k := o.InnerFolds
 	if k == 0 {
 		k = DefaultInnerFolds
@@ -172,10 +167,6 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 	grids, err := methodGrids(p.Methods, o.Grid)
 	if err != nil {
 		return nil, &GridError{err}
-	}
-	splits, err := makeSplits(ds.Y, &p)
-	if err != nil {
-		return nil, err
 	}
 	inner := make([]innerPlan, len(splits))
 	for s := range splits {
@@ -203,42 +194,23 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		preps[i] = &prepared{}
 		preps[i].left.Store(int32(nc))
 	}
-	results := make([]unitResult, len(preps)*nc)
-	ctx := p.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	forEachUnit(ctx, p.Workers, len(results), p.Progress, func(u int) bool {
+	results, err := runUnits(&p, len(preps)*nc, func(u int) unitJob {
 		set, c := u/nc, u%nc
 		s, j := set/nsets, set%nsets
-		pr := preps[set]
-		where := splits[s].name
+		job := unitJob{pr: preps[set], proto: &cands[c].proto, where: splits[s].name}
 		if j < k {
-			where = fmt.Sprintf("%s, inner fold %d of %d", where, j+1, k)
-			pr.once.Do(func() { inner[s].prepare(pr, ds, pre, splits[s], j) })
+			job.where = fmt.Sprintf("%s, inner fold %d of %d", job.where, j+1, k)
+			job.fill = func(pr *prepared) { inner[s].prepare(pr, ds, pre, splits[s], j) }
 		} else {
-			pr.once.Do(func() { prepare(pr, ds, pre, splits[s], &p, s) })
+			job.fill = func(pr *prepared) { prepare(pr, ds, pre, splits[s], &p, s) }
 		}
-		if pr.err != nil {
-			results[u].err = fmt.Errorf("evaluate: %s: %w", where, pr.err)
-		} else {
-			results[u] = runUnit(&cands[c].proto, 0, pr, where)
-		}
-		if pr.left.Add(-1) == 0 {
-			pr.trainX, pr.testX = nil, nil
-		}
-		return results[u].err == nil
+		return job
 	})
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
+	if err != nil {
+		return nil, err
 	}
 
-	rep := &NestedReport{Dataset: name, N: n, D: d, Classes: present, InnerFolds: k,
+	rep := &NestedReport{Dataset: st.name, N: n, D: st.d, Classes: st.classes, InnerFolds: k,
 		Protocol: p.Describe() + fmt.Sprintf("; dimension%s chosen on %d inner stratified folds of each training part", grids.describe(), k)}
 	first := 0 // index in cands of method m's first grid point
 	for m, gr := range grids {

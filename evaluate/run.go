@@ -264,19 +264,11 @@ type unitResult struct {
 // identical for any GOMAXPROCS. The first error (in split, method order) is
 // returned, naming the method, classifier and split.
 func Run(ds *data.Dataset, p Protocol) (*Report, error) {
-	name, present, err := checkDataset(ds)
+	st, err := start(ds, &p)
 	if err != nil {
 		return nil, err
 	}
-	n, d := ds.Dims()
-	pre, err := p.validate()
-	if err != nil {
-		return nil, err
-	}
-	splits, err := makeSplits(ds.Y, &p)
-	if err != nil {
-		return nil, err
-	}
+	name, present, n, d, pre, splits := st.name, st.classes, st.n, st.d, st.pre, st.splits
 
 	nm, nc := len(p.Methods), len(p.Classifiers)
 	preps := make([]*prepared, len(splits))
@@ -284,34 +276,13 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		preps[s] = &prepared{}
 		preps[s].left.Store(int32(nm))
 	}
-	results := make([]unitResult, len(splits)*nm)
-	total := len(results)
-
-	ctx := p.Context
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	forEachUnit(ctx, p.Workers, total, p.Progress, func(u int) bool {
+	results, err := runUnits(&p, len(splits)*nm, func(u int) unitJob {
 		s, m := u/nm, u%nm
-		pr := preps[s]
-		pr.once.Do(func() { prepare(pr, ds, pre, splits[s], &p, s) })
-		if pr.err != nil {
-			results[u].err = fmt.Errorf("evaluate: %s: %w", splits[s].name, pr.err)
-		} else {
-			results[u] = runUnit(&p, m, pr, splits[s].name)
-		}
-		if pr.left.Add(-1) == 0 {
-			pr.trainX, pr.testX = nil, nil
-		}
-		return results[u].err == nil
+		return unitJob{pr: preps[s], fill: func(pr *prepared) { prepare(pr, ds, pre, splits[s], &p, s) },
+			proto: &p, m: m, where: splits[s].name}
 	})
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
+	if err != nil {
+		return nil, err
 	}
 
 	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
@@ -329,6 +300,33 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// started is what Run and RunNested start from: the dataset's display
+// name, classes present and size, the parsed preprocessing and the splits.
+type started struct {
+	name    string
+	classes int
+	n, d    int
+	pre     preprocess.Pipeline
+	splits  []split
+}
+
+// start checks ds and p and makes the splits.
+func start(ds *data.Dataset, p *Protocol) (*started, error) {
+	name, classes, err := checkDataset(ds)
+	if err != nil {
+		return nil, err
+	}
+	st := &started{name: name, classes: classes}
+	st.n, st.d = ds.Dims()
+	if st.pre, err = p.validate(); err != nil {
+		return nil, err
+	}
+	if st.splits, err = makeSplits(ds.Y, p); err != nil {
+		return nil, err
+	}
+	return st, nil
 }
 
 // checkDataset checks that ds can be evaluated (every row labelled, at
@@ -361,6 +359,52 @@ func checkDataset(ds *data.Dataset) (name string, classes int, err error) {
 		return "", 0, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, classes)
 	}
 	return name, classes, nil
+}
+
+// unitJob is what one unit of work fits: method m of proto on the rows
+// of pr, which fill computes on first use (pr.once) and which are
+// released after the last of pr.left units; where names the split in
+// errors.
+type unitJob struct {
+	pr    *prepared
+	fill  func(*prepared)
+	proto *Protocol
+	m     int
+	where string
+}
+
+// runUnits runs the units 0..total-1 (job(u) says what each fits) on up
+// to p.Workers goroutines with p.Progress and p.Context (forEachUnit), and
+// returns their results in unit order, or the context's error, or the
+// first failed unit's error.
+func runUnits(p *Protocol, total int, job func(u int) unitJob) ([]unitResult, error) {
+	ctx := p.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	results := make([]unitResult, total)
+	forEachUnit(ctx, p.Workers, total, p.Progress, func(u int) bool {
+		j := job(u)
+		j.pr.once.Do(func() { j.fill(j.pr) })
+		if j.pr.err != nil {
+			results[u].err = fmt.Errorf("evaluate: %s: %w", j.where, j.pr.err)
+		} else {
+			results[u] = runUnit(j.proto, j.m, j.pr, j.where)
+		}
+		if j.pr.left.Add(-1) == 0 {
+			j.pr.trainX, j.pr.testX = nil, nil
+		}
+		return results[u].err == nil
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return results, nil
 }
 
 // forEachUnit calls do(u) for the units u = 0..total-1 on up to workers

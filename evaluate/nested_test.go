@@ -34,6 +34,9 @@ func mustMethod(t *testing.T, name string, kv map[string]string) method.Method {
 // one outer fold.
 type bruteChoice struct {
 	dim, point, innerMiss, outerMiss int
+	// outerByDim[k-1]: outer test errors of the chosen point fitted
+	// afresh at dimension k, for every candidate dimension.
+	outerByDim []int
 }
 
 // bruteNested recomputes nested CV the plain way, sharing nothing with
@@ -85,6 +88,7 @@ func bruteNested(t *testing.T, ds *data.Dataset, points []method.Method, c class
 			t.Fatal(err)
 		}
 		best := bruteChoice{dim: -1}
+		candDims := make([]int, len(points))
 		for g, m := range points {
 			_, dims := errorsAt(m, trDS.X, trDS.Y, teDS.X, teDS.Y, 0)
 			for _, itest := range inner {
@@ -95,6 +99,7 @@ func bruteNested(t *testing.T, ds *data.Dataset, points []method.Method, c class
 			if maxDims > 0 {
 				dims = min(dims, maxDims)
 			}
+			candDims[g] = dims
 			for dim := 1; dim <= dims; dim++ {
 				miss := 0
 				for _, itest := range inner {
@@ -109,7 +114,11 @@ func bruteNested(t *testing.T, ds *data.Dataset, points []method.Method, c class
 				}
 			}
 		}
-		best.outerMiss, _ = errorsAt(points[best.point], trDS.X, trDS.Y, teDS.X, teDS.Y, best.dim)
+		for dim := 1; dim <= candDims[best.point]; dim++ {
+			e, _ := errorsAt(points[best.point], trDS.X, trDS.Y, teDS.X, teDS.Y, dim)
+			best.outerByDim = append(best.outerByDim, e)
+		}
+		best.outerMiss = best.outerByDim[best.dim-1]
 		out = append(out, best)
 	}
 	return out
@@ -195,9 +204,13 @@ func TestNestedMatchesBruteForce(t *testing.T) {
 				t.Errorf("%s fold %d: %d inner rows, want the %d training rows", r.Method, f+1, fold.InnerRows, len(ds.Y)-fold.Rows)
 			}
 			// (b) the outer error at the chosen dimension is the fold's
-			// per-dimension error there.
+			// per-dimension error there, and that curve is the one of
+			// fits made afresh at every dimension.
 			if fold.Errors != fold.ErrorsByDim[fold.Dim-1] {
 				t.Errorf("%s/%s fold %d: %d errors at dim %d, but the fold's curve has %d there", r.Method, r.Classifier, f+1, fold.Errors, fold.Dim, fold.ErrorsByDim[fold.Dim-1])
+			}
+			if len(fold.ErrorsByDim) < len(w.outerByDim) || !reflect.DeepEqual(fold.ErrorsByDim[:len(w.outerByDim)], w.outerByDim) {
+				t.Errorf("%s/%s fold %d: outer curve %v, brute force %v", r.Method, r.Classifier, f+1, fold.ErrorsByDim, w.outerByDim)
 			}
 			sawGrid[fold.Params["sigma"]+"/"+fold.Params["alpha"]] = true
 			total += fold.Errors
@@ -318,11 +331,43 @@ func TestNestedDeterministic(t *testing.T) {
 	if len(r.Folds) != 8 || r.Std == 0 && r.Folds[0].Errors != r.Folds[4].Errors {
 		t.Errorf("repeats: %d folds, std %v", len(r.Folds), r.Std)
 	}
-	// Unlabeled 0.2: the inner folds hold only the labelled training rows.
-	for _, f := range r.Folds {
-		if want := len(ds.Y) - f.Rows; f.InnerRows >= want || f.InnerRows < want*3/4 {
-			t.Errorf("%s: %d inner rows of %d training rows with a fifth hidden", f.Split, f.InnerRows, want)
+	// Unlabeled 0.2: the inner folds hold only the labelled training rows
+	// (⌊0.2·n_c⌋ of each class's hidden), and every inner fit still sees
+	// the hidden rows, unlabelled.
+	splits, err := makeSplits(ds.Y, &p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantUnl, wantTotal int // over the first repeat's folds, checked below
+	for s, f := range r.Folds {
+		ytr := make([]int, len(splits[s].train))
+		for i, row := range splits[s].train {
+			ytr[i] = ds.Y[row]
 		}
+		hidden := 0
+		for _, c := range data.ClassCounts(ytr) {
+			hidden += int(0.2 * float64(c))
+		}
+		if want := len(ytr) - hidden; f.InnerRows != want {
+			t.Errorf("%s: %d inner rows, want the %d labelled of %d training rows", f.Split, f.InnerRows, want, len(ytr))
+		}
+		if splits[s].repeat == 0 {
+			// One outer fit on the training part, and 3 inner fits, each
+			// on every hidden row and 2 of the 3 inner folds of labelled
+			// rows: 2 × labelled rows in all.
+			wantUnl += 4 * hidden
+			wantTotal += len(ytr) + 3*hidden + 2*(len(ytr)-hidden)
+		}
+	}
+	rec := &recordLabels{}
+	q := p
+	q.Methods = []NamedMethod{{"rec", rec}}
+	q.Repeats = 1
+	if _, err := RunNested(ds, q, NestedOptions{InnerFolds: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if rec.unlabeled != wantUnl || rec.total != wantTotal {
+		t.Errorf("methods saw %d unlabelled of %d rows, want %d of %d", rec.unlabeled, rec.total, wantUnl, wantTotal)
 	}
 	p.Seed = 10
 	other, err := RunNested(ds, p, o)

@@ -175,17 +175,14 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		}
 	}
 
-	// cands lists every (method, grid point) with the protocol that fits it.
-	type cand struct {
-		m, g  int
-		proto Protocol
-	}
-	var cands []cand
+	// cands has a protocol for every (method, grid point): p with that
+	// configuration as its only method, named with its grid values.
+	var cands []Protocol
 	for m, gr := range grids {
 		for g, pt := range gr.points {
 			q := p
 			q.Methods = []NamedMethod{{Name: gr.label(p.Methods[m].Name, g), Method: pt}}
-			cands = append(cands, cand{m, g, q})
+			cands = append(cands, q)
 		}
 	}
 	nc, nsets := len(cands), k+1 // per split: k inner sets, then the outer one
@@ -197,7 +194,7 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 	results, err := runUnits(&p, len(preps)*nc, func(u int) unitJob {
 		set, c := u/nc, u%nc
 		s, j := set/nsets, set%nsets
-		job := unitJob{pr: preps[set], proto: &cands[c].proto, where: splits[s].name}
+		job := unitJob{pr: preps[set], proto: &cands[c], where: splits[s].name}
 		if j < k {
 			job.where = fmt.Sprintf("%s, inner fold %d of %d", job.where, j+1, k)
 			job.fill = func(pr *prepared) { inner[s].prepare(pr, ds, pre, splits[s], j) }
@@ -232,16 +229,14 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 			res.Error, res.Std, res.FoldStd = poolNested(&p, splits, res.Folds, n)
 			for g := range gr.points {
 				outer := make([]unitResult, len(splits))
-				dims := math.MaxInt
 				for s := range splits {
 					outer[s] = *unit(s, k, g)
-					dims = min(dims, outer[s].dims)
-					if outer[s].at != outer[0].at {
-						return nil, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
-							cands[first+g].proto.Methods[0].Name, outer[0].at, splits[0].name, outer[s].at, splits[s].name)
-					}
 				}
-				r := aggregate(&cands[first+g].proto, splits, outer, 1, 0, c, dims, n)
+				dims, err := commonDims(cands[first+g].Methods[0].Name, splits, func(s int) *unitResult { return &outer[s] })
+				if err != nil {
+					return nil, err
+				}
+				r := aggregate(&cands[first+g], splits, outer, 1, 0, c, dims, n)
 				if g == 0 || r.MinError < res.MinOverDims.MinError-1e-12 ||
 					(r.MinError <= res.MinOverDims.MinError+1e-12 && r.BestDim < res.MinOverDims.BestDim) {
 					res.MinOverDims, res.MinParams = r, gr.values(g)

@@ -287,13 +287,9 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 
 	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
 	for m := 0; m < nm; m++ {
-		dims := math.MaxInt
-		for s := range splits {
-			dims = min(dims, results[s*nm+m].dims)
-			if at := results[s*nm+m].at; at != results[m].at {
-				return nil, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
-					p.Methods[m].Name, results[m].at, splits[0].name, at, splits[s].name)
-			}
+		dims, err := commonDims(p.Methods[m].Name, splits, func(s int) *unitResult { return &results[s*nm+m] })
+		if err != nil {
+			return nil, err
 		}
 		for c := 0; c < nc; c++ {
 			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
@@ -446,6 +442,21 @@ func forEachUnit(ctx context.Context, workers, total int, progress func(done, to
 		}()
 	}
 	wg.Wait()
+}
+
+// commonDims returns the fewest dimensions a method (name) was evaluated
+// at over the splits (unit(s): its result on split s), and an error when
+// FullDim evaluated it at different dimensions on two splits.
+func commonDims(name string, splits []split, unit func(s int) *unitResult) (int, error) {
+	dims := math.MaxInt
+	for s := range splits {
+		dims = min(dims, unit(s).dims)
+		if at := unit(s).at; at != unit(0).at {
+			return 0, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
+				name, unit(0).at, splits[0].name, at, splits[s].name)
+		}
+	}
+	return dims, nil
 }
 
 // prepare fits the preprocessing on a split's training rows and applies it

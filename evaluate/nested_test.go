@@ -612,3 +612,36 @@ func TestNestedIonosphereDocNumbers(t *testing.T) {
 		}
 	}
 }
+
+// An unscoped grid key goes to every method that declares it (lda has no
+// sigma), a scoped one replaces it for its method.
+func TestNestedGridRouting(t *testing.T) {
+	rep, err := RunNested(datasets.Iris(), Protocol{
+		Methods: []NamedMethod{{"lda", mustMethod(t, "lda", nil)}, {"gda", mustMethod(t, "gda", nil)},
+			{"kpca", mustMethod(t, "kpca", nil)}},
+		Classifiers: []classify.Classifier{classify.NCC{}},
+		Folds:       2,
+		MaxDims:     3,
+	}, NestedOptions{InnerFolds: 2, Grid: []GridParam{
+		{Key: "sigma", Values: []string{"0.5", "1"}},
+		{Method: "gda", Key: "sigma", Values: []string{"2"}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]GridParam{
+		"lda":  nil,
+		"gda":  {{Method: "gda", Key: "sigma", Values: []string{"2"}}},
+		"kpca": {{Method: "kpca", Key: "sigma", Values: []string{"0.5", "1"}}},
+	}
+	for _, r := range rep.Results {
+		if !reflect.DeepEqual(r.Grid, want[r.Method]) {
+			t.Errorf("%s: grid %+v, want %+v", r.Method, r.Grid, want[r.Method])
+		}
+		for _, f := range r.Folds {
+			if r.Method == "gda" && f.Params["sigma"] != "2" {
+				t.Errorf("gda chose %v", f.Params)
+			}
+		}
+	}
+}

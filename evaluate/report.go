@@ -107,9 +107,13 @@ func (r *Report) summaryRows() ([]string, [][]string) {
 }
 
 func (r *Report) title() string {
-	s := fmt.Sprintf("%s: n = %d, d = %d, %d classes", r.Dataset, r.N, r.D, r.Classes)
-	if r.Protocol != "" {
-		s += "; " + r.Protocol
+	return reportTitle(r.Dataset, r.N, r.D, r.Classes, r.Protocol)
+}
+
+func reportTitle(dataset string, n, d, classes int, protocol string) string {
+	s := fmt.Sprintf("%s: n = %d, d = %d, %d classes", dataset, n, d, classes)
+	if protocol != "" {
+		s += "; " + protocol
 	}
 	return s
 }
@@ -118,10 +122,15 @@ func (r *Report) title() string {
 // error (percent), its standard deviation when repeated, the best dimension
 // and the number of dimensions evaluated.
 func WriteText(w io.Writer, r *Report) error {
-	if _, err := fmt.Fprintln(w, r.title()); err != nil {
+	head, rows := r.summaryRows()
+	return writeTextTable(w, r.title(), head, rows)
+}
+
+// writeTextTable writes title on a line and an aligned table.
+func writeTextTable(w io.Writer, title string, head []string, rows [][]string) error {
+	if _, err := fmt.Fprintln(w, title); err != nil {
 		return err
 	}
-	head, rows := r.summaryRows()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, strings.Join(head, "\t"))
 	for _, row := range rows {
@@ -133,9 +142,16 @@ func WriteText(w io.Writer, r *Report) error {
 // WriteMarkdown writes the header as a paragraph and the summary as a
 // GitHub-flavoured Markdown table.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	var b strings.Builder
-	b.WriteString("**" + mdEscape(r.title()) + "**\n\n")
 	head, rows := r.summaryRows()
+	return writeMarkdownTable(w, r.title(), head, rows)
+}
+
+// writeMarkdownTable writes title as a bold paragraph and a table whose
+// first two columns (method, classifier) are left-aligned, the others
+// right-aligned.
+func writeMarkdownTable(w io.Writer, title string, head []string, rows [][]string) error {
+	var b strings.Builder
+	b.WriteString("**" + mdEscape(title) + "**\n\n")
 	b.WriteString("| " + strings.Join(head, " | ") + " |\n|")
 	for i := range head {
 		if i < 2 {
@@ -196,8 +212,148 @@ func WriteCSV(w io.Writer, r *Report) error {
 
 // WriteJSON writes r as indented JSON (see the field tags of Report and
 // Result).
-func WriteJSON(w io.Writer, r *Report) error {
+func WriteJSON(w io.Writer, r *Report) error { return writeJSON(w, r) }
+
+func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(r)
+	return enc.Encode(v)
+}
+
+// WriteNested writes a nested report in the named format (see Formats):
+// text and markdown give the summary table (nestedRows), csv the same
+// summary with fractions (WriteNestedCSV), json every field including the
+// per-fold choices.
+func WriteNested(w io.Writer, r *NestedReport, format string) error {
+	switch strings.ToLower(format) {
+	case "text", "txt":
+		head, rows := r.nestedRows()
+		return writeTextTable(w, r.title(), head, rows)
+	case "markdown", "md":
+		head, rows := r.nestedRows()
+		return writeMarkdownTable(w, r.title(), head, rows)
+	case "csv":
+		return WriteNestedCSV(w, r)
+	case "json":
+		return writeJSON(w, r)
+	}
+	return fmt.Errorf("evaluate: unknown output format %q; valid formats: %s", format, strings.Join(Formats, ", "))
+}
+
+func (r *NestedReport) title() string {
+	return reportTitle(r.Dataset, r.N, r.D, r.Classes, r.Protocol)
+}
+
+func (r *NestedReport) hasGrid() bool {
+	for i := range r.Results {
+		if len(r.Results[i].Grid) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func (r *NestedReport) hasRepeats() bool {
+	for i := range r.Results {
+		for _, f := range r.Results[i].Folds {
+			if f.Repeat > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// dimText is "2" when every fold chose 2, else "median (min–max)".
+func dimText(res *NestedResult) string {
+	med, lo, hi := res.DimSummary()
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%s (%d–%d)", strconv.FormatFloat(med, 'f', -1, 64), lo, hi)
+}
+
+// gridText is "sigma=1 (7/10), alpha=0.1 (10/10)": each key's most
+// frequent choice and in how many folds ("" without a grid).
+func gridText(res *NestedResult) string {
+	vals, counts := res.ParamsMode()
+	var parts []string
+	for _, gp := range res.Grid {
+		parts = append(parts, fmt.Sprintf("%s=%s (%d/%d)", gp.Key, vals[gp.Key], counts[gp.Key], len(res.Folds)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// paramsText is "sigma=1 alpha=0.1" in the grid's key order.
+func paramsText(grid []GridParam, kv map[string]string) string {
+	var parts []string
+	for _, gp := range grid {
+		parts = append(parts, gp.Key+"="+kv[gp.Key])
+	}
+	return strings.Join(parts, " ")
+}
+
+// nestedRows returns the header and rows of the nested summary (errors in
+// percent): the nested error with its spread over folds (and repeats),
+// the dimensions chosen, the grid values chosen most often, and the
+// minimum over dimensions of the same run beside it.
+func (r *NestedReport) nestedRows() ([]string, [][]string) {
+	grid, reps := r.hasGrid(), r.hasRepeats()
+	head := []string{"method", "classifier", "nested error %", "fold std %"}
+	if reps {
+		head = append(head, "repeat std %")
+	}
+	head = append(head, "chosen dim")
+	if grid {
+		head = append(head, "chosen grid (folds)")
+	}
+	head = append(head, "min over dims %", "at dim")
+	if grid {
+		head = append(head, "at grid")
+	}
+	var rows [][]string
+	for i := range r.Results {
+		res := &r.Results[i]
+		row := []string{res.Method, res.Classifier, pct(res.Error), pct(res.FoldStd)}
+		if reps {
+			row = append(row, pct(res.Std))
+		}
+		row = append(row, dimText(res))
+		if grid {
+			row = append(row, gridText(res))
+		}
+		row = append(row, pct(res.MinOverDims.MinError), strconv.Itoa(res.MinOverDims.BestDim))
+		if grid {
+			row = append(row, paramsText(res.Grid, res.MinParams))
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// WriteNestedCSV writes one line per method and classifier:
+//
+//	dataset,method,classifier,nested_error,std,fold_std,dim_median,dim_min,dim_max,grid_choice,min_error,best_dim,best_grid
+//
+// errors are fractions; std is over repeats (0 with one); grid_choice is
+// the most frequent value of each key with its fold count ("sigma=1
+// (7/10)"), best_grid the grid values of min_error ("" without a grid).
+func WriteNestedCSV(w io.Writer, r *NestedReport) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write([]string{"dataset", "method", "classifier", "nested_error", "std", "fold_std",
+		"dim_median", "dim_min", "dim_max", "grid_choice", "min_error", "best_dim", "best_grid"}); err != nil {
+		return err
+	}
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	for i := range r.Results {
+		res := &r.Results[i]
+		med, lo, hi := res.DimSummary()
+		if err := cw.Write([]string{r.Dataset, res.Method, res.Classifier, f(res.Error), f(res.Std), f(res.FoldStd),
+			f(med), strconv.Itoa(lo), strconv.Itoa(hi), gridText(res),
+			f(res.MinOverDims.MinError), strconv.Itoa(res.MinOverDims.BestDim), paramsText(res.Grid, res.MinParams)}); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
 }

@@ -171,6 +171,7 @@ func (p *Protocol) validate() (preprocess.Pipeline, error) {
 type split struct {
 	name        string // "fold 3 of 10", "repeat 2, fold 3 of 10", "split 4 of 20"
 	repeat      int
+	fold        int // the fold's index within its repeat (0 for a per-class split)
 	train, test []int
 }
 
@@ -211,7 +212,7 @@ func makeSplits(y []int, p *Protocol) ([]split, error) {
 			if reps > 1 {
 				name = fmt.Sprintf("repeat %d, %s", r+1, name)
 			}
-			out = append(out, split{name: name, repeat: r, train: train, test: test})
+			out = append(out, split{name: name, repeat: r, fold: f, train: train, test: test})
 		}
 	}
 	return out, nil
@@ -263,42 +264,11 @@ type unitResult struct {
 // identical for any GOMAXPROCS. The first error (in split, method order) is
 // returned, naming the method, classifier and split.
 func Run(ds *data.Dataset, p Protocol) (*Report, error) {
-	if ds == nil || ds.X == nil {
-		return nil, fmt.Errorf("evaluate: no dataset")
-	}
-	if err := ds.Validate(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	name := ds.Name
-	if name == "" {
-		name = "input"
-	}
-	n, d := ds.Dims()
-	if ds.Y == nil {
-		return nil, fmt.Errorf("evaluate: dataset %q has no labels", name)
-	}
-	for i, v := range ds.Y {
-		if v < 0 {
-			return nil, fmt.Errorf("evaluate: dataset %q: row %d is unlabeled; evaluation needs a label on every row", name, i+1)
-		}
-	}
-	present := 0
-	for _, c := range data.ClassCounts(ds.Y) {
-		if c > 0 {
-			present++
-		}
-	}
-	if present < 2 {
-		return nil, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, present)
-	}
-	pre, err := p.validate()
+	st, err := start(ds, &p)
 	if err != nil {
 		return nil, err
 	}
-	splits, err := makeSplits(ds.Y, &p)
-	if err != nil {
-		return nil, err
-	}
+	name, present, n, d, pre, splits := st.name, st.classes, st.n, st.d, st.pre, st.splits
 
 	nm, nc := len(p.Methods), len(p.Classifiers)
 	preps := make([]*prepared, len(splits))
@@ -306,19 +276,143 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 		preps[s] = &prepared{}
 		preps[s].left.Store(int32(nm))
 	}
-	results := make([]unitResult, len(splits)*nm)
-	total := len(results)
-
-	workers := p.Workers
-	if workers == 0 {
-		workers = runtime.GOMAXPROCS(0)
+	results, err := runUnits(&p, len(splits)*nm, func(u int) unitJob {
+		s, m := u/nm, u%nm
+		return unitJob{pr: preps[s], fill: func(pr *prepared) { prepare(pr, ds, pre, splits[s], &p, s) },
+			proto: &p, m: m, where: splits[s].name}
+	})
+	if err != nil {
+		return nil, err
 	}
-	workers = min(workers, total)
+
+	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
+	for m := 0; m < nm; m++ {
+		dims, err := commonDims(p.Methods[m].Name, splits, func(s int) *unitResult { return &results[s*nm+m] })
+		if err != nil {
+			return nil, err
+		}
+		for c := 0; c < nc; c++ {
+			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
+		}
+	}
+	return rep, nil
+}
+
+// started is what Run and RunNested start from: the dataset's display
+// name, classes present and size, the parsed preprocessing and the splits.
+type started struct {
+	name    string
+	classes int
+	n, d    int
+	pre     preprocess.Pipeline
+	splits  []split
+}
+
+// start checks ds and p and makes the splits.
+func start(ds *data.Dataset, p *Protocol) (*started, error) {
+	name, classes, err := checkDataset(ds)
+	if err != nil {
+		return nil, err
+	}
+	st := &started{name: name, classes: classes}
+	st.n, st.d = ds.Dims()
+	if st.pre, err = p.validate(); err != nil {
+		return nil, err
+	}
+	if st.splits, err = makeSplits(ds.Y, p); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// checkDataset checks that ds can be evaluated (every row labelled, at
+// least two classes) and returns its display name and number of classes.
+func checkDataset(ds *data.Dataset) (name string, classes int, err error) {
+	if ds == nil || ds.X == nil {
+		return "", 0, fmt.Errorf("evaluate: no dataset")
+	}
+	if err := ds.Validate(); err != nil {
+		return "", 0, fmt.Errorf("evaluate: %w", err)
+	}
+	name = ds.Name
+	if name == "" {
+		name = "input"
+	}
+	if ds.Y == nil {
+		return "", 0, fmt.Errorf("evaluate: dataset %q has no labels", name)
+	}
+	for i, v := range ds.Y {
+		if v < 0 {
+			return "", 0, fmt.Errorf("evaluate: dataset %q: row %d is unlabeled; evaluation needs a label on every row", name, i+1)
+		}
+	}
+	for _, c := range data.ClassCounts(ds.Y) {
+		if c > 0 {
+			classes++
+		}
+	}
+	if classes < 2 {
+		return "", 0, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, classes)
+	}
+	return name, classes, nil
+}
+
+// unitJob is what one unit of work fits: method m of proto on the rows
+// of pr, which fill computes on first use (pr.once) and which are
+// released after the last of pr.left units; where names the split in
+// errors.
+type unitJob struct {
+	pr    *prepared
+	fill  func(*prepared)
+	proto *Protocol
+	m     int
+	where string
+}
+
+// runUnits runs the units 0..total-1 (job(u) says what each fits) on up
+// to p.Workers goroutines with p.Progress and p.Context (forEachUnit), and
+// returns their results in unit order, or the context's error, or the
+// first failed unit's error.
+func runUnits(p *Protocol, total int, job func(u int) unitJob) ([]unitResult, error) {
 	ctx := p.Context
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	results := make([]unitResult, total)
+	forEachUnit(ctx, p.Workers, total, p.Progress, func(u int) bool {
+		j := job(u)
+		j.pr.once.Do(func() { j.fill(j.pr) })
+		if j.pr.err != nil {
+			results[u].err = fmt.Errorf("evaluate: %s: %w", j.where, j.pr.err)
+		} else {
+			results[u] = runUnit(j.proto, j.m, j.pr, j.where)
+		}
+		if j.pr.left.Add(-1) == 0 {
+			j.pr.trainX, j.pr.testX = nil, nil
+		}
+		return results[u].err == nil
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("evaluate: %w", err)
+	}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+	}
+	return results, nil
+}
 
+// forEachUnit calls do(u) for the units u = 0..total-1 on up to workers
+// goroutines (0: GOMAXPROCS), units taken in increasing order. After a
+// unit fails (do returns false) or ctx is cancelled no new unit starts.
+// progress, when not nil, is called after each unit with the number done
+// so far and total; calls are serialised.
+func forEachUnit(ctx context.Context, workers, total int, progress func(done, total int), do func(u int) bool) {
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = min(workers, total)
 	var (
 		next     atomic.Int64
 		failed   atomic.Bool
@@ -335,54 +429,34 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 				if u >= total || failed.Load() || ctx.Err() != nil {
 					return
 				}
-				s, m := u/nm, u%nm
-				pr := preps[s]
-				pr.once.Do(func() { prepare(pr, ds, pre, splits[s], &p, s) })
-				if pr.err != nil {
-					results[u].err = fmt.Errorf("evaluate: %s: %w", splits[s].name, pr.err)
-				} else {
-					results[u] = runUnit(&p, m, pr, splits[s].name)
-				}
-				if pr.left.Add(-1) == 0 {
-					pr.trainX, pr.testX = nil, nil
-				}
-				if results[u].err != nil {
+				if !do(u) {
 					failed.Store(true)
 				}
-				if p.Progress != nil {
+				if progress != nil {
 					progMu.Lock()
 					progDone++
-					p.Progress(progDone, total)
+					progress(progDone, total)
 					progMu.Unlock()
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("evaluate: %w", err)
-	}
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
-	}
+}
 
-	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
-	for m := 0; m < nm; m++ {
-		dims := math.MaxInt
-		for s := range splits {
-			dims = min(dims, results[s*nm+m].dims)
-			if at := results[s*nm+m].at; at != results[m].at {
-				return nil, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
-					p.Methods[m].Name, results[m].at, splits[0].name, at, splits[s].name)
-			}
-		}
-		for c := 0; c < nc; c++ {
-			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
+// commonDims returns the fewest dimensions a method (name) was evaluated
+// at over the splits (unit(s): its result on split s), and an error when
+// FullDim evaluated it at different dimensions on two splits.
+func commonDims(name string, splits []split, unit func(s int) *unitResult) (int, error) {
+	dims := math.MaxInt
+	for s := range splits {
+		dims = min(dims, unit(s).dims)
+		if at := unit(s).at; at != unit(0).at {
+			return 0, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
+				name, unit(0).at, splits[0].name, at, splits[s].name)
 		}
 	}
-	return rep, nil
+	return dims, nil
 }
 
 // prepare fits the preprocessing on a split's training rows and applies it
@@ -390,20 +464,32 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 func prepare(pr *prepared, ds *data.Dataset, pre preprocess.Pipeline, sp split, p *Protocol, index int) {
 	tr, te := ds.Subset(sp.train), ds.Subset(sp.test)
 	pr.ytrain, pr.ytest = tr.Y, te.Y
-	pr.ymethod = pr.ytrain
+	pr.ymethod, pr.labelled = methodLabels(pr.ytrain, p, index)
+	pr.fit(pre, tr.X, te.X)
+}
+
+// methodLabels returns the training labels of split index as the methods
+// see them (the Unlabeled fraction hidden) and the rows that keep theirs
+// (nil: all).
+func methodLabels(ytrain []int, p *Protocol, index int) (ymethod, labelled []int) {
 	if p.Unlabeled > 0 {
-		pr.ymethod, pr.labelled = hideLabels(pr.ytrain, p.Unlabeled, p.Seed^uint64(0x9e3779b97f4a7c15*uint64(index+1)))
+		return hideLabels(ytrain, p.Unlabeled, p.Seed^uint64(0x9e3779b97f4a7c15*uint64(index+1)))
 	}
-	f, err := pre.Fit(tr.X)
+	return ytrain, nil
+}
+
+// fit fits pre on the training rows trX and applies it to trX and teX.
+func (pr *prepared) fit(pre preprocess.Pipeline, trX, teX *mat.Dense) {
+	f, err := pre.Fit(trX)
 	if err != nil {
 		pr.err = err
 		return
 	}
-	if pr.trainX, err = f.Apply(tr.X); err != nil {
+	if pr.trainX, err = f.Apply(trX); err != nil {
 		pr.err = err
 		return
 	}
-	pr.testX, pr.err = f.Apply(te.X)
+	pr.testX, pr.err = f.Apply(teX)
 }
 
 // runUnit fits method m on a prepared split and sweeps every classifier.

@@ -9,6 +9,11 @@
 // misclassified rows over all folds divided by n) and repeated random
 // splits with ν training rows per class (the face experiments of seeds
 // 002-004; mean and standard deviation over splits).
+//
+// The minimum over dimensions picks the dimension on the test rows.
+// RunNested runs the same protocol with the dimension (and optionally a
+// grid of method parameters) chosen on inner folds of each training part,
+// and reports that error beside the minimum (docs/nested.md).
 package evaluate
 
 import (

@@ -45,7 +45,7 @@ func commands() []command {
 		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy[.gz]|-] [-k DIMS]", "embed new rows with a saved model (its preprocessing first)", runTransform},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
-		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [-j N] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
+		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--nested [--inner-folds 5] [--grid key=v1,v2]...] [-j N] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
 		{"reproduce", reproduceUsage, "re-run the papers' tables and figures into a report beside the published numbers", runReproduce},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
@@ -197,6 +197,12 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 // key that no selected method has, and a method prefix that is not
 // selected, are usage errors; the values are checked by method.New.
 func routeParams(flags []string, selected []method.Info) (map[string]map[string]string, error) {
+	return routeFlag("-p", flags, selected)
+}
+
+// routeFlag is routeParams for the key=value flags of option name (named
+// in errors): -p, --grid.
+func routeFlag(name string, flags []string, selected []method.Info) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	names := make([]string, len(selected))
 	for i, info := range selected {
@@ -207,7 +213,7 @@ func routeParams(flags []string, selected []method.Info) (map[string]map[string]
 	for _, kv := range flags {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
-			return nil, usagef("-p %s: not key=value or method.key=value", kv)
+			return nil, usagef("%s %s: not key=value or method.key=value", name, kv)
 		}
 		if strings.Contains(k, ".") {
 			scoped = append(scoped, kv) // applied after the unscoped keys
@@ -221,7 +227,7 @@ func routeParams(flags []string, selected []method.Info) (map[string]map[string]
 			}
 		}
 		if len(to) == 0 {
-			return nil, usagef("-p %s: %s", kv, unknownParam(k, selected))
+			return nil, usagef("%s %s: %s", name, kv, unknownParam(k, selected))
 		}
 	}
 	for _, kv := range scoped {
@@ -229,10 +235,10 @@ func routeParams(flags []string, selected []method.Info) (map[string]map[string]
 		m, key, _ := strings.Cut(k, ".")
 		i := slices.Index(names, strings.ToLower(m))
 		if i < 0 {
-			return nil, usagef("-p %s: method %s is not selected (-m %s)", kv, m, strings.Join(names, ","))
+			return nil, usagef("%s %s: method %s is not selected (-m %s)", name, kv, m, strings.Join(names, ","))
 		}
 		if !hasParam(selected[i], key) {
-			return nil, usagef("-p %s: %s", kv, unknownParam(key, selected[i:i+1]))
+			return nil, usagef("%s %s: %s", name, kv, unknownParam(key, selected[i:i+1]))
 		}
 		out[names[i]][key] = v
 	}

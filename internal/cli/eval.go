@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/method"
 )
 
 func runEval(e *env, args []string) error {
@@ -23,10 +26,19 @@ func runEval(e *env, args []string) error {
 	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	jobs := fs.Int("j", 0, "fits run at once (0: one per CPU), lowered when the estimated memory of that many fits exceeds the available memory")
-	var params multiFlag
+	var params, grid multiFlag
 	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
+	nested := fs.Bool("nested", false, "nested CV: choose the dimension (and the --grid values) on inner folds of each training part and report the outer error beside the minimum over dimensions")
+	innerFolds := fs.Int("inner-folds", evaluate.DefaultInnerFolds, "with --nested: stratified inner folds of each training part (every class needs this many training rows)")
+	fs.Var(&grid, "grid", "with --nested: candidate values key=v1,v2,... (or method.key=v1,v2,...) chosen with the dimension on the inner folds; repeatable, the product of all is searched; routed as -p")
 	if err := parse(fs, args); err != nil {
 		return err
+	}
+	if !*nested && (len(grid) > 0 || flagGiven(fs, "inner-folds")) {
+		return usagef("--grid and --inner-folds need --nested")
+	}
+	if *innerFolds < 2 {
+		return usagef("--inner-folds %d: want ≥ 2", *innerFolds)
 	}
 	if *cv != 0 && *nu != 0 {
 		return usagef("--cv and --train-per-class exclude each other")
@@ -71,11 +83,71 @@ func runEval(e *env, args []string) error {
 	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs); err != nil {
 		return err
 	}
+	if *nested {
+		gps, err := gridParams(grid, names)
+		if err != nil {
+			return err
+		}
+		rep, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps})
+		var ge *evaluate.GridError
+		if errors.As(err, &ge) {
+			return usageError{err} // a --grid value or combination the method refuses
+		}
+		if err != nil {
+			return err
+		}
+		return evaluate.WriteNested(e.stdout, rep, *format)
+	}
 	rep, err := evaluate.Run(ds, proto)
 	if err != nil {
 		return err
 	}
 	return evaluate.Write(e.stdout, rep, *format)
+}
+
+// gridParams routes the --grid flags among the methods named on -m as -p
+// is routed (key=… to every method that has key, method.key=… to one),
+// keeping the keys in the order of their first --grid flag, which is the
+// order of the search (the first key varies slowest).
+func gridParams(flags []string, names []string) ([]evaluate.GridParam, error) {
+	if len(flags) == 0 {
+		return nil, nil
+	}
+	infos := make([]method.Info, len(names))
+	for i, n := range names {
+		info, err := method.Lookup(n)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		infos[i] = info
+	}
+	routed, err := routeFlag("--grid", flags, infos)
+	if err != nil {
+		return nil, err
+	}
+	var order []string
+	for _, kv := range flags {
+		k, _, _ := strings.Cut(kv, "=")
+		if _, key, ok := strings.Cut(k, "."); ok {
+			k = key
+		}
+		if !slices.Contains(order, k) {
+			order = append(order, k)
+		}
+	}
+	var out []evaluate.GridParam
+	for i, info := range infos {
+		for _, k := range order {
+			if v, ok := routed[info.Name][k]; ok {
+				vs := splitList(v)
+				if len(vs) == 0 {
+					return nil, usagef("--grid %s=%s: no values; give key=v1,v2,...", k, v)
+				}
+				out = append(out, evaluate.GridParam{Method: names[i], Key: k, Values: vs})
+			}
+		}
+	}
+	return out, nil
 }
 
 func validFormat(f string) bool {

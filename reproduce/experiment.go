@@ -56,9 +56,6 @@ type RunContext struct {
 	Seed uint64
 	// Datasets and Methods restrict the run (paper names; empty: all).
 	Datasets, Methods []string
-	// Nested adds, where the experiment supports it, the outer error of
-	// nested cross-validation beside the minimum over dimensions.
-	Nested bool
 	// Repeats, when > 0, replaces the paper's number of repeats or random
 	// splits (the report's choices say so).
 	Repeats  int

@@ -1,7 +1,9 @@
 package reproduce
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -107,9 +109,16 @@ type Options struct {
 	AllDims bool
 	// Repeats > 1 repeats the CV with fold assignments from different
 	// seeds and reports the mean (and std) error per dimension.
-	Repeats  int
+	Repeats int
+	// Nested adds the error of nested cross-validation (NestedInnerFolds
+	// inner folds of each training fold choose the dimension) beside the
+	// minimum over dimensions, from the same outer folds and fits.
+	Nested   bool
 	Progress func(dataset string)
 }
+
+// NestedInnerFolds is the number of inner folds of Seed000's nested CV.
+const NestedInnerFolds = 5
 
 // Row is one (dataset, method) line of the comparison.
 type Row struct {
@@ -119,6 +128,10 @@ type Row struct {
 	Ours   [2]evaluate.Result // ncc, knn3 (Tables IV-V: linear, RBF SVM)
 	Paper  [2]Published
 	Found  [2]bool
+	// Nested and NestedStd are the nested-CV error and its spread over
+	// outer folds (NaN: not run, or NestedNote says why not).
+	Nested, NestedStd [2]float64
+	NestedNote        string
 }
 
 // Seed000 runs Tables II (NCC) and III (3-NN) of seed 000, or Tables IV
@@ -206,12 +219,13 @@ func Seed000(opt Options) ([]Row, error) {
 		if !opt.AllDims {
 			_, proto.MaxDims = ds.Dims()
 		}
-		rep, err := evaluate.Run(ds, proto)
+		rep, nested, nestedNote, err := runSeed000Set(ds, proto, opt.Nested)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", set.Paper, err)
 		}
 		for i, nm := range named {
-			r := Row{Dataset: set.Paper, Method: paperNames[i], Labels: tp.Labels}
+			nan := math.NaN()
+			r := Row{Dataset: set.Paper, Method: paperNames[i], Labels: tp.Labels, Nested: [2]float64{nan, nan}, NestedStd: [2]float64{nan, nan}, NestedNote: nestedNote}
 			for _, res := range rep.Results {
 				if res.Method != nm.Name {
 					continue
@@ -221,6 +235,15 @@ func Seed000(opt Options) ([]Row, error) {
 					k = 1
 				}
 				r.Ours[k] = res
+			}
+			for _, nr := range nested {
+				if nr.Method == nm.Name {
+					k := 0
+					if nr.Classifier != cs[0].Name() {
+						k = 1
+					}
+					r.Nested[k], r.NestedStd[k] = nr.Error, nr.FoldStd
+				}
 			}
 			r.Paper[0], r.Found[0] = t2.Lookup(set.Paper, paperNames[i])
 			r.Paper[1], r.Found[1] = t3.Lookup(set.Paper, paperNames[i])
@@ -249,4 +272,29 @@ func selected(list []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// runSeed000Set runs the protocol on one set; with nested, by nested CV,
+// whose min-over-dimensions results equal Run's. When the set's classes
+// are too small for inner folds (Ecoli), the nested numbers are left out
+// and note says why.
+func runSeed000Set(ds *data.Dataset, proto evaluate.Protocol, nested bool) (*evaluate.Report, []evaluate.NestedResult, string, error) {
+	if nested {
+		nr, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: NestedInnerFolds})
+		if err == nil {
+			rep := &evaluate.Report{}
+			for _, r := range nr.Results {
+				rep.Results = append(rep.Results, r.MinOverDims)
+			}
+			return rep, nr.Results, "", nil
+		}
+		var ge *evaluate.GridError
+		if errors.As(err, &ge) || !strings.Contains(err.Error(), "inner folds need at least") {
+			return nil, nil, "", err
+		}
+		rep, err2 := evaluate.Run(ds, proto)
+		return rep, nil, "nested CV not possible: " + err.Error(), err2
+	}
+	rep, err := evaluate.Run(ds, proto)
+	return rep, nil, "", err
 }

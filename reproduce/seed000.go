@@ -211,6 +211,17 @@ type seed000Column struct {
 	Method      method.Method
 }
 
+// linearAfter returns the column's method, preceded by the preprocessing
+// spec scale (fitted on the rows the method is fitted on) when it is a
+// linear method and scale is not empty: seed 000 §IV-C's "for the linear
+// methods only, we preprocessed the datasets with PCA".
+func (c seed000Column) linearAfter(scale string) method.Method {
+	if c.Info.Space != "linear" || scale == "" {
+		return c.Method
+	}
+	return method.PipelineSpec{Method: c.Ours, Params: c.Params, Scale: scale}.AsMethod()
+}
+
 // seed000Columns configures the selected columns of Seed000Methods with
 // the paper's settings: RBF σ = 1 for the kernel methods (§IV-A: "For the
 // kernel dimensionality reduction methods, we used RBF kernel with σ =

@@ -7,7 +7,6 @@ import (
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
-	"github.com/dimred/dimred/method"
 )
 
 // FaceSet is one row of seed 000 Table VI: a file below
@@ -61,10 +60,7 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 	}
 	named := make([]evaluate.NamedMethod, len(cols))
 	for i, c := range cols {
-		named[i] = evaluate.NamedMethod{Name: c.Ours, Method: c.Method}
-		if c.Info.Space == "linear" {
-			named[i].Method = method.PipelineSpec{Method: c.Ours, Params: c.Params, Scale: Seed000FacePCA}.AsMethod()
-		}
+		named[i] = evaluate.NamedMethod{Name: c.Ours, Method: c.linearAfter(Seed000FacePCA)}
 	}
 	var rows []Row
 	for _, set := range Seed000FaceSets {

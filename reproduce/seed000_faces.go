@@ -7,6 +7,7 @@ import (
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/preprocess"
 )
 
 // FaceSet is one row of seed 000 Table VI: a file below
@@ -58,9 +59,19 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 	if err != nil {
 		return nil, err
 	}
-	named := make([]evaluate.NamedMethod, len(cols))
-	for i, c := range cols {
-		named[i] = evaluate.NamedMethod{Name: c.Ours, Method: c.linearAfter(Seed000FacePCA)}
+	// With WholeSetPCA the linear methods run apart, on rows projected
+	// once; the folds are the same (they depend on the labels and the seed
+	// only).
+	var named, linear []evaluate.NamedMethod
+	for _, c := range cols {
+		switch {
+		case !opt.WholeSetPCA:
+			named = append(named, evaluate.NamedMethod{Name: c.Ours, Method: c.linearAfter(Seed000FacePCA)})
+		case c.Info.Space == "linear":
+			linear = append(linear, evaluate.NamedMethod{Name: c.Ours, Method: c.Method})
+		default:
+			named = append(named, evaluate.NamedMethod{Name: c.Ours, Method: c.Method})
+		}
 	}
 	var rows []Row
 	for _, set := range Seed000FaceSets {
@@ -82,12 +93,48 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		proto := evaluate.Protocol{Preprocess: "unit", Methods: named, Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats}
-		rep, err := evaluate.Run(ds, proto)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", set.Paper, err)
+		proto := evaluate.Protocol{Preprocess: "unit", Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats}
+		rep := &evaluate.Report{}
+		if len(named) > 0 {
+			proto.Methods = named
+			if rep, err = evaluate.Run(ds, proto); err != nil {
+				return nil, fmt.Errorf("%s: %w", set.Paper, err)
+			}
+		}
+		if len(linear) > 0 {
+			pre, err := wholeSetPCA(ds)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", set.Paper, err)
+			}
+			proto.Preprocess, proto.Methods = "", linear
+			lin, err := evaluate.Run(pre, proto)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", set.Paper, err)
+			}
+			rep.Results = append(rep.Results, lin.Results...)
 		}
 		rows = append(rows, seed000Rows(set.Paper, cols, rep, tp, tables, cs)...)
 	}
 	return rows, nil
+}
+
+// wholeSetPCA returns ds with its rows scaled to unit length and projected
+// on the principal components that hold 99 % of the variance of all its
+// rows, test folds included (Options.WholeSetPCA).
+func wholeSetPCA(ds *data.Dataset) (*data.Dataset, error) {
+	pipe, err := preprocess.Parse("unit," + Seed000FacePCA)
+	if err != nil {
+		return nil, err
+	}
+	fp, err := pipe.Fit(ds.X)
+	if err != nil {
+		return nil, err
+	}
+	x, err := fp.Apply(ds.X)
+	if err != nil {
+		return nil, err
+	}
+	out := *ds
+	out.X, out.FeatureNames = x, nil
+	return &out, nil
 }

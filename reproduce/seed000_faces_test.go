@@ -3,6 +3,7 @@ package reproduce
 import (
 	"bytes"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -20,8 +21,9 @@ import (
 // hand here: rows scaled to unit length, PCA 99 % fitted on each training
 // fold for LDA only, the method fitted on the fold, and the nearest class
 // centroid on the first k columns, counted over the ten folds. The counts
-// must agree at every dimension. The published cells are found, and the
-// JAFFE rows are reported as not run with their published cells.
+// must agree at every dimension, also for LDA under WholeSetPCA (one PCA
+// of all rows), which leaves GDA alone. The published cells are found,
+// and the JAFFE rows are reported as not run with their published cells.
 func TestSeed000FacesYale(t *testing.T) {
 	sh := shared(t, "data/faces/yale_32x32.csv.gz", "papers/tables/seed000_tableVII_ncc.tsv", "papers/tables/seed000_tableVIII_knn3.tsv")
 	rows, err := Seed000Faces(Options{Shared: sh, Datasets: []string{"YALE", "jaffe"}, Methods: []string{"GDA", "LDA"}, Seed: 3})
@@ -67,52 +69,26 @@ func TestSeed000FacesYale(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, name := range []string{"gda", "lda"} {
-		got := rows[i].Ours[0]
-		var miss []int
-		for _, test := range folds {
-			xtr, ytr, xte, yte := splitRows(unit, ds.Y, test)
-			if name == "lda" {
-				pca, _ := preprocess.Parse("pca:0.99")
-				f, err := pca.Fit(xtr)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if k := f.OutDims(); k >= d || k < 15 {
-					t.Fatalf("PCA 99 %% kept %d of %d columns", k, d)
-				}
-				xtr, _ = f.Apply(xtr)
-				xte, _ = f.Apply(xte)
-			}
-			var params map[string]string
-			if name == "gda" {
-				params = map[string]string{"sigma": "1"}
-			}
-			m, err := method.New(name, params)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model, err := m.Fit(xtr, ytr, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ztr, _ := model.Transform(xtr)
-			zte, _ := model.Transform(xte)
-			if miss == nil {
-				miss = make([]int, model.Dims())
-			}
-			for k := 1; k <= len(miss); k++ {
-				miss[k-1] += nccMisses(ztr, ytr, zte, yte, k)
-			}
-		}
-		if len(got.ErrorsByDim) != len(miss) {
-			t.Fatalf("%s: %d dimensions scored, the hand computation %d", name, len(got.ErrorsByDim), len(miss))
-		}
-		for k, e := range got.ErrorsByDim {
-			if math.Abs(e*float64(n)-float64(miss[k])) > 1e-9 {
-				t.Errorf("%s NCC at dim %d: %.0f misses, by hand %d", name, k+1, e*float64(n), miss[k])
-			}
-		}
+		checkNCC(t, rows[i].Ours[0], unit, ds.Y, folds, name, name == "lda", nil)
 	}
+
+	// WholeSetPCA: LDA on rows projected once by the PCA of all 165 rows.
+	whole, err := Seed000Faces(Options{Shared: sh, Datasets: []string{"YALE"}, Methods: []string{"LDA", "GDA"}, Seed: 3, WholeSetPCA: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(whole) != 2 || whole[0].Method != "GDA" || whole[1].Method != "LDA" {
+		t.Fatalf("WholeSetPCA rows: %+v", whole)
+	}
+	if !slices.Equal(whole[0].Ours[0].ErrorsByDim, rows[0].Ours[0].ErrorsByDim) {
+		t.Error("WholeSetPCA changed GDA, a kernel method")
+	}
+	pca, _ := preprocess.Parse("pca:0.99")
+	f, err := pca.Fit(unit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNCC(t, whole[1].Ours[0], unit, ds.Y, folds, "lda", false, f)
 
 	var buf bytes.Buffer
 	if err := WriteSeed000(&buf, rows, false); err != nil {
@@ -120,6 +96,61 @@ func TestSeed000FacesYale(t *testing.T) {
 	}
 	if out := buf.String(); strings.Count(out, "not run") != 4 || !strings.Contains(out, "10.37 (6)") {
 		t.Errorf("output:\n%s", out)
+	}
+}
+
+// checkNCC compares the NCC errors of got with those of method name fitted
+// on each training fold of unit-length rows: after a PCA 99 % fitted on the
+// fold (perFold), or after the PCA whole (fitted on all rows) when not nil.
+func checkNCC(t *testing.T, got evaluate.Result, unit *mat.Dense, y []int, folds [][]int, name string, perFold bool, whole preprocess.Fitted) {
+	t.Helper()
+	n, d := unit.Dims()
+	var miss []int
+	for _, test := range folds {
+		xtr, ytr, xte, yte := splitRows(unit, y, test)
+		f := whole
+		if perFold {
+			pca, _ := preprocess.Parse("pca:0.99")
+			var err error
+			if f, err = pca.Fit(xtr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if f != nil {
+			if k := f.OutDims(); k >= d || k < 15 {
+				t.Fatalf("PCA 99 %% kept %d of %d columns", k, d)
+			}
+			xtr, _ = f.Apply(xtr)
+			xte, _ = f.Apply(xte)
+		}
+		var params map[string]string
+		if name == "gda" {
+			params = map[string]string{"sigma": "1"}
+		}
+		m, err := method.New(name, params)
+		if err != nil {
+			t.Fatal(err)
+		}
+		model, err := m.Fit(xtr, ytr, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ztr, _ := model.Transform(xtr)
+		zte, _ := model.Transform(xte)
+		if miss == nil {
+			miss = make([]int, model.Dims())
+		}
+		for k := 1; k <= len(miss); k++ {
+			miss[k-1] += nccMisses(ztr, ytr, zte, yte, k)
+		}
+	}
+	if len(got.ErrorsByDim) != len(miss) {
+		t.Fatalf("%s: %d dimensions scored, the hand computation %d", name, len(got.ErrorsByDim), len(miss))
+	}
+	for k, e := range got.ErrorsByDim {
+		if math.Abs(e*float64(n)-float64(miss[k])) > 1e-9 {
+			t.Errorf("%s NCC at dim %d: %.0f misses, by hand %d", name, k+1, e*float64(n), miss[k])
+		}
 	}
 }
 

@@ -122,15 +122,7 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 // on the principal components that hold 99 % of the variance of all its
 // rows, test folds included (Options.WholeSetPCA).
 func wholeSetPCA(ds *data.Dataset) (*data.Dataset, error) {
-	pipe, err := preprocess.Parse("unit," + Seed000FacePCA)
-	if err != nil {
-		return nil, err
-	}
-	fp, err := pipe.Fit(ds.X)
-	if err != nil {
-		return nil, err
-	}
-	x, err := fp.Apply(ds.X)
+	_, x, err := preprocess.FitApply("unit,"+Seed000FacePCA, ds.X)
 	if err != nil {
 		return nil, err
 	}

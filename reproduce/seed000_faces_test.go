@@ -156,29 +156,19 @@ func checkNCC(t *testing.T, got evaluate.Result, unit *mat.Dense, y []int, folds
 
 // splitRows returns the training rows (those not in test) and the test rows.
 func splitRows(x *mat.Dense, y []int, test []int) (xtr *mat.Dense, ytr []int, xte *mat.Dense, yte []int) {
-	n, d := x.Dims()
-	in := make([]bool, n)
+	ds := &data.Dataset{X: x, Y: y}
+	in := make(map[int]bool, len(test))
 	for _, i := range test {
 		in[i] = true
 	}
-	var tr []int
-	for i := range n {
+	var train []int
+	for i := range y {
 		if !in[i] {
-			tr = append(tr, i)
+			train = append(train, i)
 		}
 	}
-	pick := func(idx []int) (*mat.Dense, []int) {
-		m := mat.NewDense(len(idx), d, nil)
-		ys := make([]int, len(idx))
-		for r, i := range idx {
-			m.SetRow(r, x.RawRowView(i))
-			ys[r] = y[i]
-		}
-		return m, ys
-	}
-	xtr, ytr = pick(tr)
-	xte, yte = pick(test)
-	return
+	tr, te := ds.Subset(train), ds.Subset(test)
+	return tr.X, tr.Y, te.X, te.Y
 }
 
 // nccMisses counts the test rows whose nearest training-class centroid,

@@ -114,15 +114,7 @@ func Seed000Figures(opt FiguresOptions) ([]FigureFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		pipe, err := preprocess.Parse(fs.Scale)
-		if err != nil {
-			return nil, err
-		}
-		fp, err := pipe.Fit(ds.X)
-		if err != nil {
-			return nil, err
-		}
-		x, err := fp.Apply(ds.X)
+		_, x, err := preprocess.FitApply(fs.Scale, ds.X)
 		if err != nil {
 			return nil, err
 		}

@@ -3,18 +3,21 @@ package reproduce
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/plot"
 	"github.com/dimred/dimred/preprocess"
 )
 
 // FaceSet is one row of seed 000 Table VI: a file below
 // ../shared/data/faces, or the reason there is none.
 type FaceSet struct {
-	Paper string // the name in the paper's tables
-	File  string // below shared/data/faces; "" when Missing is set
+	Paper   string // the name in the paper's tables
+	File    string // below shared/data/faces; "" when Missing is set
+	Classes int    // C in Table VI (checked against the file)
 	// Missing says why the set cannot be run.
 	Missing string
 }
@@ -23,10 +26,10 @@ type FaceSet struct {
 // KANADE (facial expressions) are not in ../shared/data: their rows are
 // reported, not run.
 var Seed000FaceSets = []FaceSet{
-	{Paper: "ORL", File: "orl_32x32.csv.gz"},
-	{Paper: "YALE", File: "yale_32x32.csv.gz"},
-	{Paper: "JAFFE", Missing: "JAFFE (213 images of 7 expressions, 1200 features) is not in ../shared/data"},
-	{Paper: "KANADE", Missing: "KANADE (704 images of 7 expressions, 1200 features) is not in ../shared/data"},
+	{Paper: "ORL", File: "orl_32x32.csv.gz", Classes: 40},
+	{Paper: "YALE", File: "yale_32x32.csv.gz", Classes: 15},
+	{Paper: "JAFFE", Classes: 7, Missing: "JAFFE (213 images of 7 expressions, 1200 features) is not in ../shared/data"},
+	{Paper: "KANADE", Classes: 7, Missing: "KANADE (704 images of 7 expressions, 1200 features) is not in ../shared/data"},
 }
 
 // Seed000FacePCA is the preprocessing of the linear methods of Tables
@@ -90,6 +93,9 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 			return nil, err
 		}
 		ds.Name = set.Paper
+		if c := ds.NumClasses(); c != set.Classes {
+			return nil, fmt.Errorf("%s: %d classes, Table VI has %d", set.File, c, set.Classes)
+		}
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
@@ -129,4 +135,47 @@ func wholeSetPCA(ds *data.Dataset) (*data.Dataset, error) {
 	out := *ds
 	out.X, out.FeatureNames = x, nil
 	return &out, nil
+}
+
+// Seed000FaceCurves draws seed 000 Fig. 5 from rows of Tables VII-VIII:
+// for each face set in rows (in their order, sets not run left out), the
+// NCC error against the dimension 1..C − 1, one line per method, to
+// OutDir/seed000_<set>_ncc.png.
+func Seed000FaceCurves(rows []Row, outDir string) ([]FigureFile, error) {
+	if outDir == "" {
+		return nil, fmt.Errorf("seed 000 Fig. 5: no output directory")
+	}
+	var out []FigureFile
+	for _, set := range Seed000FaceSets {
+		f := FigureFile{Dataset: set.Paper, Path: filepath.Join(outDir, "seed000_"+strings.ToLower(set.Paper)+"_ncc.png"),
+			Title: fmt.Sprintf("seed 000 Fig. 5: %s, NCC error against dimension 1..C − 1 = %d, 10-fold CV", set.Paper, set.Classes-1)}
+		var series []plot.Series
+		for _, r := range rows {
+			if r.Dataset != set.Paper || r.Missing != "" {
+				continue
+			}
+			errs := r.Ours[0].ErrorsByDim
+			if len(errs) == 0 {
+				return nil, fmt.Errorf("seed 000 Fig. 5: %s %s has no %s errors", r.Dataset, r.Method, r.Labels[0])
+			}
+			s := plot.Series{Name: r.Method}
+			for k, e := range errs[:min(len(errs), set.Classes-1)] {
+				s.X = append(s.X, float64(k+1))
+				s.Y = append(s.Y, 100*e)
+			}
+			series = append(series, s)
+			f.Methods = append(f.Methods, r.Method)
+		}
+		if len(series) == 0 {
+			continue
+		}
+		if err := plot.Curves(f.Path, series, plot.CurveOptions{Title: f.Title, XLabel: "dimension", YLabel: "NCC error %"}); err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("seed 000 Fig. 5: no ORL or YALE rows to draw")
+	}
+	return out, nil
 }

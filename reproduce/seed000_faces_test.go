@@ -2,7 +2,10 @@ package reproduce
 
 import (
 	"bytes"
+	"image/png"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -89,6 +92,32 @@ func TestSeed000FacesYale(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkNCC(t, whole[1].Ours[0], unit, ds.Y, folds, "lda", false, f)
+
+	// Fig. 5 from the same rows: YALE only (JAFFE was not run), 800×600.
+	dir := t.TempDir()
+	figs, err := Seed000FaceCurves(rows, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(figs) != 1 || figs[0].Dataset != "YALE" || strings.Join(figs[0].Methods, ",") != "GDA,LDA" ||
+		figs[0].Path != filepath.Join(dir, "seed000_yale_ncc.png") || !strings.Contains(figs[0].Title, "1..C − 1 = 14") {
+		t.Errorf("Fig. 5 files: %+v", figs)
+	}
+	if fh, err := os.Open(figs[0].Path); err != nil {
+		t.Error(err)
+	} else {
+		cfg, err := png.DecodeConfig(fh)
+		fh.Close()
+		if err != nil || cfg.Width != 800 || cfg.Height != 600 {
+			t.Errorf("%s: %+v, %v; want an 800×600 PNG", figs[0].Path, cfg, err)
+		}
+	}
+	if _, err := Seed000FaceCurves(rows[2:], dir); err == nil || !strings.Contains(err.Error(), "no ORL or YALE rows") {
+		t.Errorf("Fig. 5 of JAFFE rows only: %v", err)
+	}
+	if _, err := Seed000FaceCurves(rows, ""); err == nil {
+		t.Error("Fig. 5 without a directory: no error")
+	}
 
 	var buf bytes.Buffer
 	if err := WriteSeed000(&buf, rows, false); err != nil {

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/datasets"
+	"github.com/dimred/dimred/preprocess"
 )
 
 // A pipeline saved and loaded maps raw rows exactly as before saving
@@ -92,5 +93,56 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// PipelineSpec.AsMethod fits the preprocessing on the rows it is given and
+// maps new rows through it: its model equals preprocessing fitted by hand
+// on the same training rows followed by the method, and a cancelled
+// context stops it.
+func TestPipelineSpecAsMethod(t *testing.T) {
+	ds := datasets.Wine()
+	train, test := ds.X.Slice(0, 120, 0, 13).(*mat.Dense), ds.X.Slice(120, 178, 0, 13).(*mat.Dense)
+	m := PipelineSpec{Method: "lda", Scale: "zscore,pca:0.9"}.AsMethod()
+	model, err := m.Fit(train, ds.Y[:120], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if model.Dims() != 1 {
+		t.Errorf("dims = %d, want 1", model.Dims())
+	}
+	got, err := model.Transform(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := preprocess.Parse("zscore,pca:0.9")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := pipe.Fit(train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := fp.OutDims(); k >= 13 {
+		t.Fatalf("PCA 90%% kept %d of 13 columns: the test would not see it", k)
+	}
+	xtr, _ := fp.Apply(train)
+	xte, _ := fp.Apply(test)
+	lda, _ := New("lda", nil)
+	direct, err := lda.Fit(xtr, ds.Y[:120], 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := direct.Transform(xte)
+	if !mat.EqualApprox(got, want, 1e-12) {
+		t.Error("AsMethod's embedding differs from the preprocessing fitted on the training rows + LDA")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := FitContext(ctx, m, train, ds.Y[:120], 1); err == nil {
+		t.Error("a cancelled context did not stop the fit")
+	}
+	if _, err := (PipelineSpec{Method: "lda", Scale: "pca:2"}).AsMethod().Fit(train, ds.Y[:120], 1); err == nil || !strings.Contains(err.Error(), `"pca:2"`) {
+		t.Errorf("a bad preprocessing spec: %v", err)
 	}
 }

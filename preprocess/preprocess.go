@@ -232,6 +232,25 @@ func Parse(spec string) (Pipeline, error) {
 	return p, nil
 }
 
+// FitApply parses spec, fits it on the rows of X and returns the fitted
+// pipeline with X mapped through it: for rows that are both the training
+// and the transformed data (a figure's embedding, a set scaled once).
+func FitApply(spec string, X *mat.Dense) (*FittedPipeline, *mat.Dense, error) {
+	p, err := Parse(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	f, err := p.Fit(X)
+	if err != nil {
+		return nil, nil, err
+	}
+	x, err := f.Apply(X)
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, x, nil
+}
+
 // envelope is the JSON form of one fitted step.
 type envelope struct {
 	Kind  string          `json:"kind"`

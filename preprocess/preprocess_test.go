@@ -413,3 +413,23 @@ func TestUnmarshalFittedErrors(t *testing.T) {
 		}
 	}
 }
+
+// FitApply is Parse, Fit and Apply on the same rows; a bad spec is an error
+// naming it.
+func TestFitApply(t *testing.T) {
+	x := randDense(rand.New(rand.NewPCG(5, 6)), 30, 4)
+	f, z, err := FitApply("zscore,pca:0.9", x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := Parse("zscore,pca:0.9")
+	g, _ := p.Fit(x)
+	want, _ := g.Apply(x)
+	if f.Spec() != g.Spec() {
+		t.Errorf("fitted %s, want %s", f.Spec(), g.Spec())
+	}
+	equalDense(t, "FitApply", z, want, 0)
+	if _, _, err := FitApply("pca:2", x); err == nil || !strings.Contains(err.Error(), `"pca:2"`) {
+		t.Errorf("bad spec: %v", err)
+	}
+}

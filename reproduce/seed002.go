@@ -397,15 +397,7 @@ func scaledClusterSet(dataDir string, set Seed002ClusterSet, scale string) (*dat
 	if err != nil {
 		return nil, nil, err
 	}
-	pipe, err := preprocess.Parse(scale)
-	if err != nil {
-		return nil, nil, err
-	}
-	f, err := pipe.Fit(ds.X)
-	if err != nil {
-		return nil, nil, err
-	}
-	x, err := f.Apply(ds.X)
+	_, x, err := preprocess.FitApply(scale, ds.X)
 	return ds, x, err
 }
 

@@ -9,7 +9,7 @@ import (
 	"github.com/dimred/dimred/reproduce"
 )
 
-const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR] [--quick] [--list] [--seed N] [--datasets A,B] [-m A,B]"
+const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR [--report-only]] [--quick] [--list] [--seed N] [--repeats N] [--datasets A,B] [-m A,B]"
 
 // runReproduce runs experiments of reproduce.Experiments (papers or
 // experiment names; all by default) and writes the report: into --out
@@ -22,6 +22,7 @@ func runReproduce(e *env, args []string) error {
 	out := fs.String("out", "", "report folder: report.md, csv/, PNG figures, results/ (each experiment's numbers, so later runs add to the report)")
 	experiment := fs.String("experiment", "", "experiment names, comma-separated (see --list); adds to the positional papers/experiments")
 	quick := fs.Bool("quick", false, "a representative slice of each experiment (a few sets, methods and repeats): minutes, not hours")
+	reportOnly := fs.Bool("report-only", false, "run nothing: rewrite --out's report.md and csv/ from its saved results (after editing explanations or the report's layout)")
 	list := fs.Bool("list", false, "list every experiment, the data it needs, whether it is present, and the expected run time")
 	seed := fs.Uint64("seed", 0, "seed of folds, splits and samples (0: each experiment's published-run default)")
 	sets := fs.String("datasets", "", "restrict every experiment to these data sets (paper names, comma-separated)")
@@ -53,6 +54,12 @@ func runReproduce(e *env, args []string) error {
 	}
 	prog := e.newProgress("reproduce")
 	rc.Progress = func(stage string) { prog.note("running %s", stage) }
+	if *reportOnly {
+		if *out == "" {
+			return usagef("--report-only needs --out DIR (the report folder to rewrite)")
+		}
+		exps = nil
+	}
 	explicit := len(names) > 0
 	var outs []*reproduce.Outcome
 	for _, x := range exps {

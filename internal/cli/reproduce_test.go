@@ -49,7 +49,17 @@ func TestReproduceCLI(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	for _, bad := range [][]string{{"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}} {
+	if err := os.Remove(filepath.Join(dir, "report.md")); err != nil {
+		t.Fatal(err)
+	}
+	st, out, errs = run(t, "reproduce", "--report-only", "--shared", shared, "--out", dir)
+	if st != 0 || !strings.Contains(out, "(1 experiments)") || !strings.Contains(errs, "") {
+		t.Fatalf("--report-only: status %d\n%s\n%s", st, out, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(b), "seed003_fig1.png") {
+		t.Errorf("--report-only did not rewrite the report from the saved results: %v", err)
+	}
+	for _, bad := range [][]string{{"--report-only"}, {"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}} {
 		if st, _, errs := run(t, append([]string{"reproduce", "--shared", shared}, bad...)...); st != 2 || !strings.Contains(errs, strings.TrimPrefix(bad[len(bad)-1], "-")) {
 			t.Errorf("%v: status %d, stderr %q; want a usage error naming the value", bad, st, errs)
 		}

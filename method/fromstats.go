@@ -363,3 +363,68 @@ func (m KQMI) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
 	prob := &embed.ScatterProblem{Block: block, Ridge: alpha * scale, Dims: dims, MaxDims: c - 1, DropZero: true}
 	return solveScatter("kqmi", m.Engine, prob, s)
 }
+
+// fitStats fits spectral regression with the supervised class graph from
+// statistics (of the rows for SR, of their Nyström features for KSR): the
+// responses in the canonical basis of the class graph's eigenspace
+// (graph.ClassResponses, which the in-memory fit uses too) need only the
+// class counts, and the regression (X̄ᵀX̄ + γ·I)·a = X̄ᵀy only the scatter
+// and the centred class sums, X̄ᵀy = Σ_c z_c·Σ_{yᵢ=c} (xᵢ − μ) (seed 002
+// eq. 3). The graphs with neighbour edges (semi-supervised, unsupervised)
+// need the nearest neighbours among all pairs of rows and are refused, as
+// are the Rayleigh–Ritz rotation (ritz=true) and the dense route.
+func (p SRParams) fitStats(name string, e Engine, ms *stats.Moments, dims int) (*Fitted, error) {
+	if p.Graph == SRUnsupervised {
+		return nil, fmt.Errorf("%s: graph=unsupervised needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs the supervised class graph (every row labelled)", name)
+	}
+	if ms != nil && ms.LabeledN() < ms.N() {
+		return nil, fmt.Errorf("%s: %d of %d rows are unlabeled: the semi-supervised SR graph needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs every row labelled (the supervised class graph)", name, ms.N()-ms.LabeledN(), ms.N())
+	}
+	if p.Ritz {
+		return nil, fmt.Errorf("%s: ritz=true rotates the directions by the graph problem on the training rows, which a fit from statistics does not do; fit with ritz=false (SR's one direction per response)", name)
+	}
+	if e.Solver == embed.Dense {
+		return nil, fmt.Errorf("%s: solver=dense is not fitted from statistics; use solver=auto (spectral regression)", name)
+	}
+	c, err := checkStatsLabels(name, ms, 1)
+	if err != nil {
+		return nil, err
+	}
+	if dims > c-1 {
+		return nil, fmt.Errorf("%s: %d dimensions requested, but the SR graph gives at most %d (C−1 for %d classes)", name, dims, c-1, c)
+	}
+	s, err := embed.ScatterFromMoments(ms, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	prob := &embed.ScatterProblem{Block: graph.ClassMeansBlock(s.Counts), Responses: graph.ClassResponses(s.Counts), Raw: true,
+		Ridge: p.Ridge, Dims: dims, MaxDims: c - 1, DropZero: true}
+	return solveScatter(name, e, prob, s)
+}
+
+// FitStats implements StatsFitter: SR with the supervised class graph
+// (every row labelled; see SRParams.fitStats).
+func (m SR) FitStats(ms *stats.Moments, dims int) (Model, error) {
+	if err := resolve("sr", &m); err != nil {
+		return nil, err
+	}
+	return m.fitStats("sr", m.Engine, ms, dims)
+}
+
+// NystromSpace implements NystromStatsFitter.
+func (m KSR) NystromSpace() (embed.Nystrom, error) {
+	if err := resolve("ksr", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	return nystromSpace("ksr", m.Space, m.Kernel)
+}
+
+// FitFeatureStats implements NystromStatsFitter: KSR on the Nyström
+// features is SR on them with the same (absolute) ridge γ, with the
+// supervised class graph (see SRParams.fitStats).
+func (m KSR) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
+	if err := resolve("ksr", &m); err != nil {
+		return nil, err
+	}
+	return m.fitStats("ksr", m.Engine, ms, dims)
+}

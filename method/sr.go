@@ -122,8 +122,11 @@ func (p SRParams) problem(name string, metric graph.Metric, y []int, dims int) (
 	prob := &embed.Problem{Objective: g.W, Constraint: g.Degree, Solver: embed.Regression,
 		Responses: maxDims + 1, DropConstant: true, Raw: !p.Ritz, Ridge: p.Ridge, Dims: dims, MaxDims: maxDims, DropZero: true}
 	if g.Class != nil {
-		prob.Objective, prob.Constraint = g.Class, nil // D = I: the C×C closed form
-		prob.Responses = 0
+		// D = I: the responses in the canonical basis of the class graph's
+		// eigenspace (graph.ClassResponses), which a fit from statistics
+		// reproduces (SR.FitStats).
+		prob.Objective, prob.Constraint = g.Class, nil
+		prob.Responses, prob.Given = 0, g.Responses
 	}
 	return prob, maxDims, nil
 }

@@ -374,17 +374,11 @@ func (m KQMI) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
 // need the nearest neighbours among all pairs of rows and are refused, as
 // are the Rayleigh–Ritz rotation (ritz=true) and the dense route.
 func (p SRParams) fitStats(name string, e Engine, ms *stats.Moments, dims int) (*Fitted, error) {
-	if p.Graph == SRUnsupervised {
-		return nil, fmt.Errorf("%s: graph=unsupervised needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs the supervised class graph (every row labelled)", name)
+	if err := p.checkStatsParams(name, e); err != nil {
+		return nil, err
 	}
 	if ms != nil && ms.LabeledN() < ms.N() {
 		return nil, fmt.Errorf("%s: %d of %d rows are unlabeled: the semi-supervised SR graph needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs every row labelled (the supervised class graph)", name, ms.N()-ms.LabeledN(), ms.N())
-	}
-	if p.Ritz {
-		return nil, fmt.Errorf("%s: ritz=true rotates the directions by the graph problem on the training rows, which a fit from statistics does not do; fit with ritz=false (SR's one direction per response)", name)
-	}
-	if e.Solver == embed.Dense {
-		return nil, fmt.Errorf("%s: solver=dense is not fitted from statistics; use solver=auto (spectral regression)", name)
 	}
 	c, err := checkStatsLabels(name, ms, 1)
 	if err != nil {
@@ -402,6 +396,21 @@ func (p SRParams) fitStats(name string, e Engine, ms *stats.Moments, dims int) (
 	return solveScatter(name, e, prob, s)
 }
 
+// checkStatsParams refuses the parameters of SR that a fit from
+// statistics cannot follow (before any row is read).
+func (p SRParams) checkStatsParams(name string, e Engine) error {
+	if p.Graph == SRUnsupervised {
+		return fmt.Errorf("%s: graph=unsupervised needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs the supervised class graph (every row labelled)", name)
+	}
+	if p.Ritz {
+		return fmt.Errorf("%s: ritz=true rotates the directions by the graph problem on the training rows, which a fit from statistics does not do; fit with ritz=false (SR's one direction per response)", name)
+	}
+	if e.Solver == embed.Dense {
+		return fmt.Errorf("%s: solver=dense is not fitted from statistics; use solver=auto (spectral regression)", name)
+	}
+	return nil
+}
+
 // FitStats implements StatsFitter: SR with the supervised class graph
 // (every row labelled; see SRParams.fitStats).
 func (m SR) FitStats(ms *stats.Moments, dims int) (Model, error) {
@@ -414,6 +423,9 @@ func (m SR) FitStats(ms *stats.Moments, dims int) (Model, error) {
 // NystromSpace implements NystromStatsFitter.
 func (m KSR) NystromSpace() (embed.Nystrom, error) {
 	if err := resolve("ksr", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	if err := m.checkStatsParams("ksr", m.Engine); err != nil {
 		return embed.Nystrom{}, err
 	}
 	return nystromSpace("ksr", m.Space, m.Kernel)

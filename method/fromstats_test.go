@@ -282,4 +282,9 @@ func TestSRFitStatsRefusals(t *testing.T) {
 	if _, err := (KSR{}).FitFeatureStats(&ms, 0); err == nil || !strings.Contains(err.Error(), "ksr: 1 of 150 rows are unlabeled") {
 		t.Errorf("KSR with an unlabeled row: error %v", err)
 	}
+	// KSR says so before any row is read, when the pipeline asks for its
+	// Nyström space.
+	if _, err := (KSR{SRParams: SRParams{Graph: SRUnsupervised}, Space: KernelSpace{Kind: SpaceNystrom}}).NystromSpace(); err == nil || !strings.Contains(err.Error(), "ksr: graph=unsupervised") {
+		t.Errorf("KSR graph=unsupervised: NystromSpace error %v", err)
+	}
 }

@@ -17,8 +17,9 @@ import (
 // rows (counts, class sums, scatter matrices): they fit from statistics
 // accumulated over chunks of rows and merged (stats.Moments) — a file
 // larger than memory streamed with data.Scan, or the shards of a
-// distributed pipeline — and give the in-memory fit (PCA, LDA, LQMI; the
-// kernel methods on Nyström features through their feature map).
+// distributed pipeline — and give the in-memory fit (PCA, LDA, LQMI, SR
+// with the supervised class graph; the kernel methods on Nyström features
+// through their feature map).
 type StatsFitter interface {
 	Method
 	FitStats(m *stats.Moments, dims int) (Model, error)

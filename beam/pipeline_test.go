@@ -204,8 +204,8 @@ func TestFitEqualsInMemory(t *testing.T) {
 
 // SR and KSR fit from statistics with the supervised class graph only: a
 // shard with an unlabeled row (empty label) fails the SR fit with the
-// reason, and KSR with graph=unsupervised is refused when the pipeline is
-// built.
+// reason, and SR with ritz=true and KSR with graph=unsupervised are
+// refused when the pipeline is built.
 func TestSRNeedsEveryRowLabelled(t *testing.T) {
 	src := testdata.Path(t, "data/sklearn/wine.csv")
 	dir := splitShards(t, src, 3, func(lines []string) []string {
@@ -216,6 +216,11 @@ func TestSRNeedsEveryRowLabelled(t *testing.T) {
 	err := runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "sr", Model: filepath.Join(out, "sr.json")})
 	if err == nil || !strings.Contains(err.Error(), "sr: 1 of 178 rows are unlabeled") {
 		t.Errorf("SR fit with an unlabeled row: error %v, want one naming the unlabeled row", err)
+	}
+	_, err = FitPipeline(context.Background(), FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "sr",
+		Params: map[string]string{"ritz": "true"}, Model: filepath.Join(out, "sr.json")})
+	if err == nil || !strings.Contains(err.Error(), "sr: ritz=true") {
+		t.Errorf("SR ritz=true: build error %v", err)
 	}
 	_, err = FitPipeline(context.Background(), FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "ksr",
 		Params: map[string]string{"space": "nystrom", "sigma": "1", "graph": "unsupervised"}, Dims: 2, Model: filepath.Join(out, "ksr.json")})

@@ -25,6 +25,13 @@ type StatsFitter interface {
 	FitStats(m *stats.Moments, dims int) (Model, error)
 }
 
+// StatsChecker is implemented by StatsFitters whose parameters may rule
+// out a fit from statistics (SR's neighbour graphs): CheckStats says so
+// before any row is read, so that a pipeline is refused when it is built.
+type StatsChecker interface {
+	CheckStats() error
+}
+
 // FitStats implements StatsFitter: the leading eigenvectors of the
 // accumulated scatter S.
 func (m PCA) FitStats(ms *stats.Moments, dims int) (Model, error) {
@@ -410,6 +417,14 @@ func (p SRParams) checkStatsParams(name string, e Engine) error {
 		return fmt.Errorf("%s: solver=dense is not fitted from statistics; use solver=auto (spectral regression)", name)
 	}
 	return nil
+}
+
+// CheckStats implements StatsChecker.
+func (m SR) CheckStats() error {
+	if err := resolve("sr", &m); err != nil {
+		return err
+	}
+	return m.checkStatsParams("sr", m.Engine)
 }
 
 // FitStats implements StatsFitter: SR with the supervised class graph

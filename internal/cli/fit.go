@@ -124,6 +124,11 @@ func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[strin
 	if !ok {
 		return usagef("--stream: method %s needs all rows in memory (it uses pairs of rows or a full Gram matrix); methods that fit from statistics: pca, lda, lqmi, sr (every row labelled)", name)
 	}
+	if c, ok := m.(method.StatsChecker); ok {
+		if err := c.CheckStats(); err != nil {
+			return usagef("--stream: %v", err)
+		}
+	}
 	if scale != "none" {
 		return usagef("--stream fits on the rows as they are: use --scale none (got %q); scale the file beforehand", scale)
 	}

@@ -62,6 +62,11 @@ func statsFitter(name string, params map[string]string) (method.StatsFitter, err
 	if !ok {
 		return nil, fmt.Errorf("method %s needs all rows in memory (pairs of rows or a full Gram matrix) and cannot be fitted from statistics of shards; methods that can: %s", name, strings.Join(StatsMethods(), ", "))
 	}
+	if c, ok := m.(method.StatsChecker); ok {
+		if err := c.CheckStats(); err != nil {
+			return nil, err
+		}
+	}
 	return sf, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"context"
+	"fmt"
 	"log/slog"
 	"math"
 	"os"
@@ -143,14 +144,18 @@ func checkModel(t *testing.T, what, path string, want method.Model, x *mat.Dense
 		t.Fatal(err)
 	}
 	zw, _ := want.Transform(x)
-	if d := relDiff(zg, zw); d > tol {
+	d := relDiff(zg, zw)
+	t.Logf("%s: embeddings of %d rows within %.3g (relative) of the in-memory fit's", what, zw.RawMatrix().Rows, d)
+	if d > tol {
 		t.Errorf("%s: the embeddings differ from the in-memory fit's by %.3g (relative), want ≤ %g", what, d, tol)
 	}
 }
 
 // Sharded digits (4 shards, one gzipped) through the Beam fit give the
 // statistics of the whole table (1e-9 relative) and the in-memory models
-// of PCA, LDA, LQMI and of the Nyström kernel methods KPCA, GDA and KQMI.
+// of PCA, LDA, LQMI, SR (supervised class graph) and of the Nyström kernel
+// methods KPCA, GDA, KQMI and KSR (against the in-memory fit with the same
+// landmarks: the same seed on the rows in shard order).
 func TestFitEqualsInMemory(t *testing.T) {
 	src := testdata.Path(t, "data/sklearn/digits.csv")
 	ds, err := data.Load(src, data.Options{})
@@ -159,7 +164,7 @@ func TestFitEqualsInMemory(t *testing.T) {
 	}
 	dir := splitShards(t, src, 4, nil)
 	out := t.TempDir()
-	for _, tc := range []struct {
+	for i, tc := range []struct {
 		method string
 		params map[string]string
 		dims   int
@@ -171,12 +176,16 @@ func TestFitEqualsInMemory(t *testing.T) {
 		{"kpca", map[string]string{"space": "nystrom", "landmarks": "150", "seed": "4", "sigma": "20"}, 6, 1e-8},
 		{"gda", map[string]string{"space": "nystrom", "landmarks": "200", "seed": "2", "sigma": "25"}, 0, 1e-8},
 		{"kqmi", map[string]string{"space": "nystrom", "landmarks": "120", "seed": "9", "sigma": "30"}, 0, 1e-8},
+		{"sr", nil, 0, 1e-9},
+		{"sr", map[string]string{"ridge": "0.01"}, 4, 1e-9},
+		{"ksr", map[string]string{"space": "nystrom", "landmarks": "140", "seed": "3", "sigma": "25"}, 0, 1e-9},
 	} {
-		model := filepath.Join(out, tc.method+".json")
-		statsPath := filepath.Join(out, tc.method+".drsm")
+		name := fmt.Sprintf("%s-%d", tc.method, i)
+		model := filepath.Join(out, name+".json")
+		statsPath := filepath.Join(out, name+".drsm")
 		cfg := FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*"), Chunk: 97}, Method: tc.method, Params: tc.params, Dims: tc.dims, Model: model, Stats: statsPath}
 		if err := runFit(t, cfg); err != nil {
-			t.Fatalf("%s: %v", tc.method, err)
+			t.Fatalf("%s: %v", name, err)
 		}
 		m, err := method.New(tc.method, tc.params)
 		if err != nil {
@@ -186,9 +195,36 @@ func TestFitEqualsInMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tc.params == nil { // linear: the statistics are those of the rows
-			checkStats(t, tc.method, statsPath, ds.X, ds.Y)
+		if tc.params["space"] == "" { // linear: the statistics are those of the rows
+			checkStats(t, name, statsPath, ds.X, ds.Y)
 		}
-		checkModel(t, tc.method, model, want, ds.X, tc.tol)
+		checkModel(t, name, model, want, ds.X, tc.tol)
+	}
+}
+
+// SR and KSR fit from statistics with the supervised class graph only: a
+// shard with an unlabeled row (empty label) fails the SR fit with the
+// reason, and SR with ritz=true and KSR with graph=unsupervised are
+// refused when the pipeline is built.
+func TestSRNeedsEveryRowLabelled(t *testing.T) {
+	src := testdata.Path(t, "data/sklearn/wine.csv")
+	dir := splitShards(t, src, 3, func(lines []string) []string {
+		lines[3] = lines[3][strings.IndexByte(lines[3], ','):] // empty label
+		return lines
+	})
+	out := t.TempDir()
+	err := runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "sr", Model: filepath.Join(out, "sr.json")})
+	if err == nil || !strings.Contains(err.Error(), "sr: 1 of 178 rows are unlabeled") {
+		t.Errorf("SR fit with an unlabeled row: error %v, want one naming the unlabeled row", err)
+	}
+	_, err = FitPipeline(context.Background(), FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "sr",
+		Params: map[string]string{"ritz": "true"}, Model: filepath.Join(out, "sr.json")})
+	if err == nil || !strings.Contains(err.Error(), "sr: ritz=true") {
+		t.Errorf("SR ritz=true: build error %v", err)
+	}
+	_, err = FitPipeline(context.Background(), FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "ksr",
+		Params: map[string]string{"space": "nystrom", "sigma": "1", "graph": "unsupervised"}, Dims: 2, Model: filepath.Join(out, "ksr.json")})
+	if err == nil || !strings.Contains(err.Error(), "graph=unsupervised needs the nearest neighbours") {
+		t.Errorf("KSR graph=unsupervised: build error %v", err)
 	}
 }

@@ -102,6 +102,18 @@ type Problem struct {
 	// eigenvalue-1 eigenspace is the span of the class indicators, this
 	// leaves the C−1 centred indicators.
 	DropConstant bool
+	// Given, if set, are the responses of the Regression route (n×r),
+	// used instead of eigenvectors of the graph: they must be
+	// eigenvectors of A·y = λ·B·y, orthonormal in the B-inner product (and
+	// B-orthogonal to the constant vector; DropConstant does not apply to
+	// them); their values are their Rayleigh quotients yᵀAy/yᵀBy. When
+	// the eigenvalues are degenerate (the class graph of supervised SR:
+	// eigenvalue 1 on every centred class indicator) an eigen-solver's
+	// basis of the eigenspace is arbitrary, and the raw directions of
+	// spectral regression with it; a canonical basis
+	// (graph.ClassResponses) fixes them, and lets a fit from statistics
+	// (ScatterProblem.Responses) give the same directions.
+	Given *mat.Dense
 	// Raw returns the regression solutions as spectral regression defines
 	// them (seed 002 eq. 3–7: one direction per response, in the order of
 	// the responses, values their graph eigenvalues), without the
@@ -274,6 +286,11 @@ func (p *Problem) checkSizes(n int) error {
 	if p.TieBreak != nil {
 		if err := graph.CheckSize("tie-break", p.TieBreak, n); err != nil {
 			return err
+		}
+	}
+	if p.Given != nil {
+		if r, _ := p.Given.Dims(); r != n {
+			return fmt.Errorf("embed: %d given responses rows for %d training rows", r, n)
 		}
 	}
 	return nil

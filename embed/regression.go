@@ -41,6 +41,9 @@ func (s *solve) responses(n int) (*mat.Dense, error) {
 // responsePairs returns the responses and their eigenvalues.
 func (s *solve) responsePairs(n int) ([]float64, *mat.Dense, error) {
 	p := s.p
+	if p.Given != nil {
+		return p.givenPairs(), p.Given, nil
+	}
 	var vals []float64
 	var y *mat.Dense
 	err := errors.New("no closed form")
@@ -71,6 +74,23 @@ func (s *solve) responsePairs(n int) ([]float64, *mat.Dense, error) {
 		kv[c] = vals[j]
 	}
 	return kv, out, nil
+}
+
+// givenPairs returns the Rayleigh quotients yᵀAy/yᵀBy of the given
+// responses (B = I when the constraint is nil).
+func (p *Problem) givenPairs() []float64 {
+	ay := p.Objective.Apply(p.Given)
+	by := p.Given
+	if p.Constraint != nil {
+		by = p.Constraint.Apply(p.Given)
+	}
+	_, r := p.Given.Dims()
+	vals := make([]float64, r)
+	for j := range vals {
+		y := p.Given.ColView(j)
+		vals[j] = mat.Dot(y, ay.ColView(j)) / mat.Dot(y, by.ColView(j))
+	}
+	return vals
 }
 
 // graphEigs returns k pairs of A·y = λ·B·y for the problem's graphs. A

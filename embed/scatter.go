@@ -108,7 +108,18 @@ type ScatterProblem struct {
 	// Solver: Auto takes the regression route when Block is set and the
 	// constraint is the total scatter (exact, seed 002 Theorem 1), the
 	// dense d×d generalized eigenproblem otherwise.
-	Solver   Solver
+	Solver Solver
+	// Responses, if set, are the responses of the regression route as
+	// combinations of the class indicators (C×r: Y = E·Responses, E the
+	// n×C 0/1 indicator matrix), used instead of the eigenvectors of
+	// Block — the statistics form of Problem.Given: Φᵀ·Y = Sums·Responses.
+	// They must be eigenvectors of the class-block graph, orthonormal and
+	// orthogonal to the constant vector (graph.ClassResponses).
+	Responses *mat.Dense
+	// Raw returns the regression solutions as spectral regression defines
+	// them, one per response with its Rayleigh quotient as value, without
+	// the Rayleigh–Ritz step (Problem.Raw).
+	Raw      bool
 	Eigen    linalg.EigenSolver
 	Linear   linalg.LinearSolver
 	Dims     int
@@ -193,12 +204,84 @@ func (p *ScatterProblem) Solve(ctx context.Context, s *Scatter) (*Result, error)
 }
 
 // regression is the spectral-regression route on statistics: the
-// responses are E·D^{-1/2}·z for the eigenvectors z of the C×C matrix
-// D^{1/2}·Block·D^{1/2} (E the class indicators, D the counts), so that
-// Φᵀ·Y = Sums·D^{-1/2}·z; then (S + α·I)·V = Φᵀ·Y and the Rayleigh–Ritz step
-// on (Vᵀ·A·V, Vᵀ·(S + Ridge·I)·V) — the engine's route with rows (regression.go)
-// written on sums.
+// responses are the given E·Responses, or E·D^{-1/2}·z for the
+// eigenvectors z of the C×C matrix D^{1/2}·Block·D^{1/2} (E the class
+// indicators, D the counts), so that Φᵀ·Y = Sums·D^{-1/2}·z; then
+// (S + α·I)·V = Φᵀ·Y and, unless Raw, the Rayleigh–Ritz step on
+// (Vᵀ·A·V, Vᵀ·(S + Ridge·I)·V) — the engine's route with rows
+// (regression.go) written on sums.
 func (p *ScatterProblem) regression(sv *solve, s *Scatter, tr float64) ([]float64, *mat.Dense, error) {
+	vals, rhs, err := p.responses(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := s.Dim()
+	_, r := rhs.Dims()
+	alpha := p.Ridge
+	if alpha == 0 {
+		alpha = 1e-10 * tr / float64(d)
+	}
+	lhs := linalg.ShiftOp{A: linalg.SymDenseOp{M: s.Total}, Sigma: alpha}
+	ls := p.Linear
+	if ls == nil {
+		ls = linalg.ChooseLinear(d)
+	}
+	v, _, err := ls.Solve(sv.ctx, lhs, rhs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (alpha=%g): %v; increase the ridge", alpha, err)
+	}
+	if p.Raw {
+		return vals, v, nil
+	}
+	a := s.Graph(p.Block)
+	sa := linalg.Congruence(a, v)
+	sb := linalg.Congruence(s.Total, v)
+	if p.Ridge != 0 {
+		var vv mat.Dense
+		vv.Mul(v.T(), v)
+		for i := 0; i < r; i++ {
+			for j := i; j < r; j++ {
+				sb.SetSym(i, j, sb.At(i, j)+p.Ridge*vv.At(i, j))
+			}
+		}
+	}
+	rv, rz, err := linalg.GenSymEig(sa, sb, 0, linalg.GenOptions{Order: linalg.Largest})
+	if err != nil {
+		return nil, nil, err
+	}
+	var out mat.Dense
+	out.Mul(v, rz)
+	linalg.FixSigns(&out)
+	return rv, &out, nil
+}
+
+// responses returns the graph eigenvalues of the responses and Φᵀ·Y
+// (d×r): the given Responses Z with their Rayleigh quotients
+// zᵀ·N·Block·N·z / zᵀ·N·z (N = diag(n_c)) and Φᵀ·Y = Sums·Z, or else the
+// eigenvectors of the block.
+func (p *ScatterProblem) responses(s *Scatter) ([]float64, *mat.Dense, error) {
+	c := p.Block.SymmetricDim()
+	if z := p.Responses; z != nil {
+		if zr, _ := z.Dims(); zr != c || len(s.Counts) > c {
+			return nil, nil, fmt.Errorf("embed: responses for %d classes, a %d×%d block and %d class counts", zr, c, c, len(s.Counts))
+		}
+		_, r := z.Dims()
+		nz := mat.NewDense(c, r, nil) // N·Z
+		for k, nk := range s.Counts {
+			for j := 0; j < r; j++ {
+				nz.Set(k, j, float64(nk)*z.At(k, j))
+			}
+		}
+		var bnz mat.Dense
+		bnz.Mul(p.Block, nz)
+		vals := make([]float64, r)
+		for j := range vals {
+			vals[j] = mat.Dot(nz.ColView(j), bnz.ColView(j)) / mat.Dot(nz.ColView(j), z.ColView(j))
+		}
+		var rhs mat.Dense
+		rhs.Mul(s.Sums.Slice(0, s.Dim(), 0, c), z)
+		return vals, &rhs, nil
+	}
 	d := s.Dim()
 	var keep []int
 	for c, n := range s.Counts {
@@ -246,37 +329,5 @@ func (p *ScatterProblem) regression(sv *solve, s *Scatter, tr float64) ([]float6
 			}
 		}
 	}
-	alpha := p.Ridge
-	if alpha == 0 {
-		alpha = 1e-10 * tr / float64(d)
-	}
-	lhs := linalg.ShiftOp{A: linalg.SymDenseOp{M: s.Total}, Sigma: alpha}
-	ls := p.Linear
-	if ls == nil {
-		ls = linalg.ChooseLinear(d)
-	}
-	v, _, err := ls.Solve(sv.ctx, lhs, rhs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (alpha=%g): %v; increase the ridge", alpha, err)
-	}
-	a := s.Graph(p.Block)
-	sa := linalg.Congruence(a, v)
-	sb := linalg.Congruence(s.Total, v)
-	if p.Ridge != 0 {
-		var vv mat.Dense
-		vv.Mul(v.T(), v)
-		for i := 0; i < r; i++ {
-			for j := i; j < r; j++ {
-				sb.SetSym(i, j, sb.At(i, j)+p.Ridge*vv.At(i, j))
-			}
-		}
-	}
-	rv, rz, err := linalg.GenSymEig(sa, sb, 0, linalg.GenOptions{Order: linalg.Largest})
-	if err != nil {
-		return nil, nil, err
-	}
-	var out mat.Dense
-	out.Mul(v, rz)
-	linalg.FixSigns(&out)
-	return rv, &out, nil
+	return vals, rhs, nil
 }

@@ -191,10 +191,12 @@ func CheckLabels(y []int, n, minPerClass int) error {
 // al.: W = Σ_c (1/n_c)·e_c·e_cᵀ (Wᵢⱼ = 1/n_c when yᵢ = yⱼ = c). With X
 // centred, Xᵀ·W·X is the between-class scatter S_b.
 func ClassMeans(y []int) *ClassBlock {
-	return &ClassBlock{Labels: y, Block: classMeansBlock(data.ClassCounts(y))}
+	return &ClassBlock{Labels: y, Block: ClassMeansBlock(data.ClassCounts(y))}
 }
 
-func classMeansBlock(counts []int) *mat.SymDense {
+// ClassMeansBlock returns the C×C block of ClassMeans for class counts
+// n_c: diag(1/n_c) (zero for empty classes).
+func ClassMeansBlock(counts []int) *mat.SymDense {
 	b := mat.NewSymDense(max(len(counts), 1), nil)
 	for c, k := range counts {
 		if k > 0 {
@@ -214,7 +216,7 @@ func BetweenClass(y []int) *ClassBlock {
 // BetweenClassBlock returns the C×C block of BetweenClass for class counts
 // n_c: diag(1/n_c) − 1/n over the classes present.
 func BetweenClassBlock(counts []int) *mat.SymDense {
-	b := classMeansBlock(counts)
+	b := ClassMeansBlock(counts)
 	nl := 0
 	for _, k := range counts {
 		nl += k

@@ -3,6 +3,10 @@ package graph
 import (
 	"fmt"
 	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
 )
 
 // SRGraph is the affinity graph of spectral regression (seed 002, Liu, Xia
@@ -52,6 +56,10 @@ type SRResult struct {
 	// W_c (ClassMeans) alone and D = I, whose eigenproblem has the C×C
 	// closed form.
 	Class *ClassBlock
+	// Responses is set with Class: the n×(C−1) responses of SR in the
+	// canonical basis of ClassResponses (every class present; the classes
+	// in label order).
+	Responses *mat.Dense
 	// P is the number of neighbours used (larger than asked when Connect
 	// raised it); Sigma the heat width used (0: constant weights);
 	// Components the number of connected components.
@@ -101,7 +109,7 @@ func (s SRGraph) Build(m Metric, y []int) (*SRResult, error) {
 		for i := range deg {
 			deg[i] = 1
 		}
-		return &SRResult{W: class, Degree: deg, Class: class, Components: classesPresent(labels)}, nil
+		return &SRResult{W: class, Degree: deg, Class: class, Responses: ClassResponseRows(labels), Components: classesPresent(labels)}, nil
 	}
 	p = min(p, n-1)
 	for {
@@ -236,4 +244,78 @@ func classesPresent(labels []int) int {
 		}
 	}
 	return len(seen)
+}
+
+// ClassResponses returns the responses of spectral regression on the
+// supervised class graph (Wᵢⱼ = 1/n_c when yᵢ = yⱼ = c, D = I; seed 002
+// §2.1 Step 3, eq. 2) in a canonical basis that depends on the class
+// counts alone, as coefficients on the class indicators: column k of the
+// C×(C'−1) result z_k (C = len(counts), C' the classes with n_c > 0) gives
+// the response yₖ = E·z_k in ℝⁿ, E the n×C 0/1 indicator matrix.
+//
+// Every vector in the span of the indicators is an eigenvector of eq. 2
+// with eigenvalue 1, so an eigen-solver returns some basis of that
+// (C'−1)-fold degenerate eigenspace (after the trivial y₀ = 1), which
+// depends on the solver. Cai, He & Han fix it ("SRDA: an efficient
+// algorithm for large-scale discriminant analysis", IEEE TKDE 20(1), 2008,
+// §3.2; "Spectral regression for efficient regularized subspace
+// learning", ICCV 2007 — seed 002's refs. [6] and [10]): Gram–Schmidt on
+// the all-ones vector followed by the class indicators 1_{c₁}, …, 1_{c_C'}
+// (classes present, in label order), dropping the ones vector and the
+// last indicator, which is then dependent. The result has a closed form:
+// with N_k = n_{c_k} + … + n_{c_C'} the rows of class c_k and the classes
+// after it, the k-th vector is zero on the classes before c_k, constant on
+// c_k and constant on the classes after it (orthogonal to 1, unit norm,
+// positive on c_k):
+//
+//	yₖ = √(N_{k+1}/(n_{c_k}·N_k))·1_{c_k} − √(n_{c_k}/(N_{k+1}·N_k))·1_{c_{k+1}∪…∪c_C'}
+//
+// (a weighted Helmert basis). Since it needs only the counts, a fit from
+// accumulated statistics (Xᵀyₖ = Σ_c z_kc·Σ_{yᵢ=c} xᵢ) and the in-memory
+// fit regress on the same responses. Classes with no rows get zero
+// coefficients. Fewer than two classes present give a C×0 matrix (nil).
+func ClassResponses(counts []int) *mat.Dense {
+	var present []int
+	for c, n := range counts {
+		if n > 0 {
+			present = append(present, c)
+		}
+	}
+	if len(present) < 2 {
+		return nil
+	}
+	z := mat.NewDense(len(counts), len(present)-1, nil)
+	rest := 0 // N_{k+1}
+	for _, c := range present {
+		rest += counts[c]
+	}
+	for k, c := range present[:len(present)-1] {
+		nk := float64(counts[c])
+		nall := float64(rest) // N_k
+		rest -= counts[c]
+		after := float64(rest) // N_{k+1}
+		z.Set(c, k, math.Sqrt(after/(nk*nall)))
+		b := -math.Sqrt(nk / (after * nall))
+		for _, d := range present[k+1:] {
+			z.Set(d, k, b)
+		}
+	}
+	return z
+}
+
+// ClassResponseRows returns the responses of ClassResponses as vectors in
+// ℝⁿ for the labels y (every label ≥ 0): the n×(C'−1) matrix E·Z.
+func ClassResponseRows(y []int) *mat.Dense {
+	z := ClassResponses(data.ClassCounts(y))
+	if z == nil {
+		return nil
+	}
+	_, r := z.Dims()
+	out := mat.NewDense(len(y), r, nil)
+	for i, c := range y {
+		if c >= 0 {
+			out.SetRow(i, z.RawRowView(c))
+		}
+	}
+	return out
 }

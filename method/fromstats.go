@@ -17,11 +17,19 @@ import (
 // rows (counts, class sums, scatter matrices): they fit from statistics
 // accumulated over chunks of rows and merged (stats.Moments) — a file
 // larger than memory streamed with data.Scan, or the shards of a
-// distributed pipeline — and give the in-memory fit (PCA, LDA, LQMI; the
-// kernel methods on Nyström features through their feature map).
+// distributed pipeline — and give the in-memory fit (PCA, LDA, LQMI, SR
+// with the supervised class graph; the kernel methods on Nyström features
+// through their feature map).
 type StatsFitter interface {
 	Method
 	FitStats(m *stats.Moments, dims int) (Model, error)
+}
+
+// StatsChecker is implemented by StatsFitters whose parameters may rule
+// out a fit from statistics (SR's neighbour graphs): CheckStats says so
+// before any row is read, so that a pipeline is refused when it is built.
+type StatsChecker interface {
+	CheckStats() error
 }
 
 // FitStats implements StatsFitter: the leading eigenvectors of the
@@ -362,4 +370,89 @@ func (m KQMI) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
 	alpha, _ := m.Alpha.Get()
 	prob := &embed.ScatterProblem{Block: block, Ridge: alpha * scale, Dims: dims, MaxDims: c - 1, DropZero: true}
 	return solveScatter("kqmi", m.Engine, prob, s)
+}
+
+// fitStats fits spectral regression with the supervised class graph from
+// statistics (of the rows for SR, of their Nyström features for KSR): the
+// responses in the canonical basis of the class graph's eigenspace
+// (graph.ClassResponses, which the in-memory fit uses too) need only the
+// class counts, and the regression (X̄ᵀX̄ + γ·I)·a = X̄ᵀy only the scatter
+// and the centred class sums, X̄ᵀy = Σ_c z_c·Σ_{yᵢ=c} (xᵢ − μ) (seed 002
+// eq. 3). The graphs with neighbour edges (semi-supervised, unsupervised)
+// need the nearest neighbours among all pairs of rows and are refused, as
+// are the Rayleigh–Ritz rotation (ritz=true) and the dense route.
+func (p SRParams) fitStats(name string, e Engine, ms *stats.Moments, dims int) (*Fitted, error) {
+	if err := p.checkStatsParams(name, e); err != nil {
+		return nil, err
+	}
+	if ms != nil && ms.LabeledN() < ms.N() {
+		return nil, fmt.Errorf("%s: %d of %d rows are unlabeled: the semi-supervised SR graph needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs every row labelled (the supervised class graph)", name, ms.N()-ms.LabeledN(), ms.N())
+	}
+	c, err := checkStatsLabels(name, ms, 1)
+	if err != nil {
+		return nil, err
+	}
+	if dims > c-1 {
+		return nil, fmt.Errorf("%s: %d dimensions requested, but the SR graph gives at most %d (C−1 for %d classes)", name, dims, c-1, c)
+	}
+	s, err := embed.ScatterFromMoments(ms, true)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	prob := &embed.ScatterProblem{Block: graph.ClassMeansBlock(s.Counts), Responses: graph.ClassResponses(s.Counts), Raw: true,
+		Ridge: p.Ridge, Dims: dims, MaxDims: c - 1, DropZero: true}
+	return solveScatter(name, e, prob, s)
+}
+
+// checkStatsParams refuses the parameters of SR that a fit from
+// statistics cannot follow (before any row is read).
+func (p SRParams) checkStatsParams(name string, e Engine) error {
+	if p.Graph == SRUnsupervised {
+		return fmt.Errorf("%s: graph=unsupervised needs the nearest neighbours among all pairs of rows and cannot be fitted from statistics; fitting from statistics needs the supervised class graph (every row labelled)", name)
+	}
+	if p.Ritz {
+		return fmt.Errorf("%s: ritz=true rotates the directions by the graph problem on the training rows, which a fit from statistics does not do; fit with ritz=false (SR's one direction per response)", name)
+	}
+	if e.Solver == embed.Dense {
+		return fmt.Errorf("%s: solver=dense is not fitted from statistics; use solver=auto (spectral regression)", name)
+	}
+	return nil
+}
+
+// CheckStats implements StatsChecker.
+func (m SR) CheckStats() error {
+	if err := resolve("sr", &m); err != nil {
+		return err
+	}
+	return m.checkStatsParams("sr", m.Engine)
+}
+
+// FitStats implements StatsFitter: SR with the supervised class graph
+// (every row labelled; see SRParams.fitStats).
+func (m SR) FitStats(ms *stats.Moments, dims int) (Model, error) {
+	if err := resolve("sr", &m); err != nil {
+		return nil, err
+	}
+	return m.fitStats("sr", m.Engine, ms, dims)
+}
+
+// NystromSpace implements NystromStatsFitter.
+func (m KSR) NystromSpace() (embed.Nystrom, error) {
+	if err := resolve("ksr", &m); err != nil {
+		return embed.Nystrom{}, err
+	}
+	if err := m.checkStatsParams("ksr", m.Engine); err != nil {
+		return embed.Nystrom{}, err
+	}
+	return nystromSpace("ksr", m.Space, m.Kernel)
+}
+
+// FitFeatureStats implements NystromStatsFitter: KSR on the Nyström
+// features is SR on them with the same (absolute) ridge γ, with the
+// supervised class graph (see SRParams.fitStats).
+func (m KSR) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
+	if err := resolve("ksr", &m); err != nil {
+		return nil, err
+	}
+	return m.fitStats("ksr", m.Engine, ms, dims)
 }

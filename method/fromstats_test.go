@@ -17,12 +17,14 @@ import (
 )
 
 // Fits from statistics equal the in-memory fit: the statistics of the rows
-// accumulated in chunks of several sizes and merged give, for PCA, LDA
-// and LQMI, models whose embeddings of the same rows equal the in-memory
-// model's to 1e-9 relative (LDA and LQMI with d ≤ n run the statistics
-// path in memory too, so the difference is only the order of summation);
-// with unlabeled rows (−1, ignored by the supervised methods), on the
-// scikit-learn tables.
+// accumulated in chunks of several sizes and merged give, for PCA, LDA,
+// LQMI and supervised SR, models whose embeddings of the same rows equal
+// the in-memory model's to 1e-9 relative (LDA and LQMI with d ≤ n run the
+// statistics path in memory too, so the difference is only the order of
+// summation; SR regresses on the same canonical responses from rows and
+// from class sums); with unlabeled rows (−1, ignored by LDA and LQMI; SR
+// then needs its semi-supervised graph, see TestSRFitStatsRefusals), on
+// the scikit-learn tables.
 func TestFitStatsEqualsInMemory(t *testing.T) {
 	for _, name := range []string{"iris", "wine", "breast_cancer", "digits"} {
 		x, y := testdata.Sklearn(t, name)
@@ -36,8 +38,13 @@ func TestFitStatsEqualsInMemory(t *testing.T) {
 			name string
 			m    StatsFitter
 			dims int
-		}{{"pca", PCA{}, 3}, {"lda", LDA{}, 0}, {"lqmi", LQMI{}, 0}, {"lda ridge", LDA{Ridge: 0.1}, 0}} {
+			all  bool // every row labelled only
+		}{{"pca", PCA{}, 3, false}, {"lda", LDA{}, 0, false}, {"lqmi", LQMI{}, 0, false}, {"lda ridge", LDA{Ridge: 0.1}, 0, false},
+			{"sr", SR{}, 0, true}, {"sr ridge 1e-3 dims 1", SR{SRParams: SRParams{Ridge: 1e-3}}, 1, true}} {
 			for _, labels := range [][]int{y, yu} {
+				if tc.all && len(labels) > 0 && labels[0] < 0 {
+					continue
+				}
 				want, err := tc.m.Fit(x, labels, tc.dims)
 				if err != nil {
 					t.Fatalf("%s %s: %v", name, tc.name, err)
@@ -115,7 +122,7 @@ func TestFitStatsFromStreamedFile(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, ok := m.(StatsFitter)
-		if want := info.Name == "pca" || info.Name == "lda" || info.Name == "lqmi"; ok != want {
+		if want := info.Name == "pca" || info.Name == "lda" || info.Name == "lqmi" || info.Name == "sr"; ok != want {
 			t.Errorf("%s: StatsFitter = %v, want %v", info.Name, ok, want)
 		}
 	}
@@ -141,6 +148,7 @@ func TestNystromFitFeatureStatsEqualsInMemory(t *testing.T) {
 			{"kpca", map[string]string{"space": "nystrom", "landmarks": "40", "seed": "3", "sigma": "0.7"}, 4},
 			{"gda", map[string]string{"space": "nystrom", "landmarks": "50", "seed": "5", "sigma": "1"}, 0},
 			{"kqmi", map[string]string{"space": "nystrom", "landmarks": "60", "seed": "7", "sigma": "0.8"}, 0},
+			{"ksr", map[string]string{"space": "nystrom", "landmarks": "45", "seed": "6", "sigma": "0.9", "ridge": "0.1"}, 0},
 		} {
 			m, err := New(tc.method, tc.params)
 			if err != nil {
@@ -235,5 +243,48 @@ func TestNystromStatsNeedsExplicitWidth(t *testing.T) {
 	_, err = m.(NystromStatsFitter).NystromSpace()
 	if err == nil || !strings.Contains(err.Error(), "sigma=auto") || !strings.Contains(err.Error(), "-p sigma") {
 		t.Errorf("err = %v, want an error naming sigma=auto and -p sigma", err)
+	}
+}
+
+// Supervised SR fits from statistics only with the class graph: unlabeled
+// rows (the semi-supervised graph), graph=unsupervised, the Rayleigh–Ritz
+// rotation and the dense route are refused with the reason, as are too
+// many dimensions; KSR refuses the same through its features.
+func TestSRFitStatsRefusals(t *testing.T) {
+	x, y := testdata.Sklearn(t, "iris")
+	yu := append([]int(nil), y...)
+	yu[3] = -1
+	for _, tc := range []struct {
+		m      SR
+		labels []int
+		dims   int
+		want   string
+	}{
+		{SR{}, yu, 0, "1 of 150 rows are unlabeled"},
+		{SR{SRParams: SRParams{Graph: SRUnsupervised}}, y, 2, "graph=unsupervised needs the nearest neighbours"},
+		{SR{SRParams: SRParams{Ritz: true}}, y, 0, "ritz=true"},
+		{SR{Engine: Engine{Solver: embed.Dense}}, y, 0, "solver=dense"},
+		{SR{}, y, 3, "3 dimensions requested, but the SR graph gives at most 2"},
+	} {
+		var ms stats.Moments
+		if err := ms.Add(x, tc.labels); err != nil {
+			t.Fatal(err)
+		}
+		_, err := tc.m.FitStats(&ms, tc.dims)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: error %v, want %q", tc.m, err, tc.want)
+		}
+	}
+	var ms stats.Moments
+	if err := ms.Add(x, yu); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (KSR{}).FitFeatureStats(&ms, 0); err == nil || !strings.Contains(err.Error(), "ksr: 1 of 150 rows are unlabeled") {
+		t.Errorf("KSR with an unlabeled row: error %v", err)
+	}
+	// KSR says so before any row is read, when the pipeline asks for its
+	// Nyström space.
+	if _, err := (KSR{SRParams: SRParams{Graph: SRUnsupervised}, Space: KernelSpace{Kind: SpaceNystrom}}).NystromSpace(); err == nil || !strings.Contains(err.Error(), "ksr: graph=unsupervised") {
+		t.Errorf("KSR graph=unsupervised: NystromSpace error %v", err)
 	}
 }

@@ -20,7 +20,13 @@ import (
 // (K̃ + γ·I)·α = y (eq. 5–6, on the centred Gram matrix, the kernel form
 // of the intercept). New rows map by eq. 4 and 7. Theorem 1: when the
 // regression is exact, the directions solve the graph-embedding problem
-// of the same graph with the same eigenvalues (tested).
+// of the same graph with the same eigenvalues (tested). With every row
+// labelled (the supervised class graph) the responses are the canonical
+// basis of the class graph's degenerate eigenspace (graph.ClassResponses:
+// SRDA's Gram–Schmidt of the ones vector and the class indicators), which
+// depends on the class counts only, so SR and KSR on Nyström features also
+// fit from accumulated statistics (FitStats, FitFeatureStats) to the same
+// model.
 
 // SR graph kinds of SRParams.Graph.
 const (
@@ -122,8 +128,11 @@ func (p SRParams) problem(name string, metric graph.Metric, y []int, dims int) (
 	prob := &embed.Problem{Objective: g.W, Constraint: g.Degree, Solver: embed.Regression,
 		Responses: maxDims + 1, DropConstant: true, Raw: !p.Ritz, Ridge: p.Ridge, Dims: dims, MaxDims: maxDims, DropZero: true}
 	if g.Class != nil {
-		prob.Objective, prob.Constraint = g.Class, nil // D = I: the C×C closed form
-		prob.Responses = 0
+		// D = I: the responses in the canonical basis of the class graph's
+		// eigenspace (graph.ClassResponses), which a fit from statistics
+		// reproduces (SR.FitStats).
+		prob.Objective, prob.Constraint = g.Class, nil
+		prob.Responses, prob.Given = 0, g.Responses
 	}
 	return prob, maxDims, nil
 }

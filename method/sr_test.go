@@ -64,6 +64,62 @@ func TestSRMatchesLDAAndGDA(t *testing.T) {
 	}
 }
 
+// Supervised SR regresses on the canonical responses of the class graph
+// (graph.ClassResponses, SRDA's Gram–Schmidt basis, itself tested against
+// brute-force Gram–Schmidt in package graph): its directions are
+// a_k = (X̄ᵀX̄ + γ·I)⁻¹X̄ᵀy_k, computed here by a dense solve, in the order of
+// the responses (labels with gaps: the classes present in label order);
+// relative 1e-10 on the embeddings of the training rows.
+func TestSRRegressesOnCanonicalResponses(t *testing.T) {
+	x, y := srData(t)
+	n, d := x.Dims()
+	gapped := make([]int, n) // classes 1, 4, 6
+	for i, c := range y {
+		gapped[i] = []int{1, 4, 6}[c]
+	}
+	xc := mat.DenseCopyOf(x)
+	mean := make([]float64, d)
+	for j := range mean {
+		mean[j] = mat.Sum(xc.ColView(j)) / float64(n)
+		for i := 0; i < n; i++ {
+			xc.Set(i, j, xc.At(i, j)-mean[j])
+		}
+	}
+	for _, tc := range []struct {
+		labels []int
+		ridge  float64
+		dims   int
+	}{{y, 1, 0}, {gapped, 0.01, 0}, {y, 1, 1}} {
+		m, err := SR{SRParams: SRParams{Ridge: tc.ridge}}.Fit(x, tc.labels, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp := graph.ClassResponseRows(y) // the compacted labels
+		var lhs, rhs, a, want mat.Dense
+		lhs.Mul(xc.T(), xc)
+		for j := 0; j < d; j++ {
+			lhs.Set(j, j, lhs.At(j, j)+tc.ridge)
+		}
+		rhs.Mul(xc.T(), resp)
+		if err := a.Solve(&lhs, &rhs); err != nil {
+			t.Fatal(err)
+		}
+		want.Mul(xc, &a)
+		if tc.dims > 0 {
+			want = *mat.DenseCopyOf(want.Slice(0, n, 0, tc.dims))
+		}
+		got, _ := m.Transform(x)
+		var diff mat.Dense
+		diff.Sub(got, &want)
+		if e := mat.Norm(&diff, math.Inf(1)) / mat.Norm(&want, math.Inf(1)); e > 1e-10 {
+			t.Errorf("ridge %v dims %d: SR's embedding differs from the regression on the canonical responses by %.3g (relative)", tc.ridge, tc.dims, e)
+		}
+		if f := m.(*Fitted); len(f.Values) != m.Dims() || math.Abs(f.Values[0]-1) > 1e-12 {
+			t.Errorf("values %v; want the class graph's eigenvalue 1 per direction", f.Values)
+		}
+	}
+}
+
 // Theorem 1 of seed 002: if y solves W·y = λ·D·y and K·α = y, then α solves
 // K·W·K·α = λ·K·D·K·α (eq. 19) with the same λ. Checked on the
 // semi-supervised SR graph of wine (a third of the labels hidden) with the

@@ -54,7 +54,7 @@ func runFit(e *env, args []string) error {
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
 	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
 	out := fs.String("o", "", "model file to write (JSON)")
-	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; methods pca, lda, lqmi; --scale none)")
+	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; methods pca, lda, lqmi, sr; --scale none)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
@@ -122,7 +122,12 @@ func runFit(e *env, args []string) error {
 func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[string]string, scale string, chunk, dims int, out string) error {
 	sf, ok := m.(method.StatsFitter)
 	if !ok {
-		return usagef("--stream: method %s needs all rows in memory (it uses pairs of rows or a full Gram matrix); methods that fit from statistics: pca, lda, lqmi", name)
+		return usagef("--stream: method %s needs all rows in memory (it uses pairs of rows or a full Gram matrix); methods that fit from statistics: pca, lda, lqmi, sr (every row labelled)", name)
+	}
+	if c, ok := m.(method.StatsChecker); ok {
+		if err := c.CheckStats(); err != nil {
+			return usagef("--stream: %v", err)
+		}
 	}
 	if scale != "none" {
 		return usagef("--stream fits on the rows as they are: use --scale none (got %q); scale the file beforehand", scale)

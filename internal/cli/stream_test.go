@@ -29,7 +29,7 @@ func TestFitStream(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	for _, m := range []string{"lda", "pca", "lqmi"} {
+	for _, m := range []string{"lda", "pca", "lqmi", "sr"} {
 		streamed, whole := filepath.Join(dir, m+"-s.json"), filepath.Join(dir, m+"-w.json")
 		if st, _, errs := run(t, "fit", "-m", m, "-i", csvPath, "--stream", "--chunk", "300", "-k", "5", "-o", streamed); st != 0 {
 			t.Fatalf("%s --stream: status %d: %s", m, st, errs)
@@ -63,6 +63,7 @@ func TestFitStream(t *testing.T) {
 		{[]string{"-m", "gda"}, "needs all rows in memory"},
 		{[]string{"-m", "lda", "--scale", "minmax"}, "--scale none"},
 		{[]string{"-m", "lda", "--chunk", "0"}, "--chunk must be"},
+		{[]string{"-m", "sr", "-p", "graph=unsupervised", "-k", "2"}, "graph=unsupervised needs the nearest neighbours"},
 	} {
 		args := append([]string{"fit", "-i", csvPath, "--stream", "-o", filepath.Join(dir, "x.json")}, c.args...)
 		st, _, errs := run(t, args...)

@@ -256,7 +256,11 @@ func nestedFinding(t *TableResult) string {
 	}
 	var parts []string
 	for _, m := range order {
-		parts = append(parts, fmt.Sprintf("%s %+.2f", m, sum[m]/float64(n[m])))
+		v := sum[m] / float64(n[m])
+		if math.Abs(v) < 0.005 {
+			v = 0 // no "-0.00"
+		}
+		parts = append(parts, fmt.Sprintf("%s %+.2f", m, v))
 	}
 	return fmt.Sprintf("%s: nested CV minus the minimum over dimensions, mean over data sets, in points: %s (what the papers' choice of dimension on the test folds adds)", t.Name, strings.Join(parts, ", "))
 }

@@ -425,6 +425,9 @@ func rankFinding(t *TableResult) string {
 		oursV, paperV     float64
 		nOurs, nPaper     int
 		oursSet, paperSet bool
+		nested            string
+		nestedV           float64
+		nestedSet         bool
 	}
 	rows := map[string]*best{}
 	var order []string
@@ -455,6 +458,9 @@ func rankFinding(t *TableResult) string {
 		m := c.Keys[mi]
 		if !b.oursSet || beats(c.Ours, b.oursV) {
 			b.ours, b.oursV, b.oursSet = m, c.Ours, true
+		}
+		if !math.IsNaN(c.Nested) && (!b.nestedSet || beats(c.Nested, b.nestedV)) {
+			b.nested, b.nestedV, b.nestedSet = m, c.Nested, true
 		}
 		if !b.paperSet || beats(c.Paper, b.paperV) {
 			b.paper, b.paperV, b.paperSet = m, c.Paper, true
@@ -492,7 +498,17 @@ func rankFinding(t *TableResult) string {
 		}
 		return strings.Join(s, ", ")
 	}
-	return fmt.Sprintf("%s: best method per row — paper: %s; ours: %s (of %d rows; the same method in %d)", t.Name, top(paperWins), top(ourWins), len(order), agree)
+	nestedWins := map[string]int{}
+	for _, k := range order {
+		if b := rows[k]; b.nestedSet {
+			nestedWins[b.nested]++
+		}
+	}
+	nested := ""
+	if len(nestedWins) > 0 {
+		nested = "; ours by nested CV: " + top(nestedWins)
+	}
+	return fmt.Sprintf("%s: best method per row (ties: the first in the table's order) — paper: %s; ours: %s%s (of %d rows; the paper's and our best agree in %d)", t.Name, top(paperWins), top(ourWins), nested, len(order), agree)
 }
 
 func duration(s float64) string {

@@ -41,6 +41,8 @@ func TestDefaultExplanationsCells(t *testing.T) {
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Letter A-B", "KSR"}, 53.57, 90.7, "normalized-cut graph"},
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Letter A-B", "Baseline"}, 92.28, 86.2, ""},
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Ionosphere", "Baseline"}, 57.83, 75.1, "self-tuning"},
+		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Ionosphere", "SR"}, 50.74, 80.6, ""}, // no graph closes it
+		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Digits 1279", "KPCA"}, 91.23, 94.5, "0/1 weights"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "KPCA"}, 79.4, 40.2, "test rows"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "MKL-SR"}, 66.6, 79.2, ""},
 		{"seed002-table4", "seed002 Table 4", "accuracy %", []string{"labeled", "method"}, []string{"95", "Baseline"}, 32.3, 50.8, "2 414"},

@@ -46,6 +46,7 @@ func TestDefaultExplanationsCells(t *testing.T) {
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Digits 1279", "KPCA"}, 91.23, 94.5, "0/1 weights"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "KPCA"}, 79.4, 40.2, "test rows"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "MKL-SR"}, 66.6, 79.2, ""},
+		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "SR"}, 64.5, 71.9, "SVM C"},
 		{"seed002-table4", "seed002 Table 4", "accuracy %", []string{"labeled", "method"}, []string{"95", "Baseline"}, 32.3, 50.8, "2 414"},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"ORL", "3", "kBERE"}, 75.5, 95, "r-graph"},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"PIE", "10", "KDA"}, 93.4, 79, "10 persons"},

@@ -81,8 +81,8 @@ func TestDefaultExplanationsCells(t *testing.T) {
 }
 
 // Every rule names an existing experiment, known key columns and, for
-// data sets and methods, names the drivers use: a misspelt condition
-// would silently match nothing.
+// tables, data sets and methods, names the drivers use: a misspelt
+// condition would silently match nothing.
 func TestDefaultExplanationsNames(t *testing.T) {
 	ex, err := DefaultExplanations()
 	if err != nil {
@@ -121,6 +121,19 @@ func TestDefaultExplanationsNames(t *testing.T) {
 	add("method", Seed002Table2Methods...)
 	add("method", Seed002Table3Methods...)
 	add("method", Seed002Table4Methods...)
+	// Table names: seed 000's as its driver builds them (the only tables
+	// the rules name).
+	tables := map[string]bool{}
+	for _, tp := range Seed000Tables {
+		sh := shared(t, "papers/tables/"+tp.Files[0], "papers/tables/"+tp.Files[1])
+		for k := range 2 {
+			tab, err := seed000Table(&RunContext{Shared: sh}, tp, k, nil, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tables[tab.Name] = true
+		}
+	}
 	keys := map[string]bool{"table": true, "dataset": true, "method": true, "ν": true, "train": true, "labeled": true, "graph": true, "claim": true, "features": true}
 	for _, r := range ex.rules {
 		matched := false
@@ -133,6 +146,9 @@ func TestDefaultExplanationsNames(t *testing.T) {
 		for k, v := range r.when {
 			if !keys[k] {
 				t.Errorf("line %d: condition key %q is no table's key", r.line, k)
+			}
+			if k == "table" && !tables[v] {
+				t.Errorf("line %d: table %q is not a table the drivers write", r.line, v)
 			}
 			if known[k] == nil || v == "*" {
 				continue

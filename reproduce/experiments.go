@@ -13,8 +13,10 @@ import (
 // Experiments lists every experiment of ../shared/papers/README.md, in
 // paper order. Each is a value: what it reads, what it sits beside and
 // how long it takes; the runs reuse the per-paper protocols (Seed000 …
-// Seed004). Minutes are wall times measured on the project's 2-core
-// machine (docs/reproduction/report.md has the run they come from).
+// Seed004). Minutes are wall times measured on the project's 2 cores,
+// shared with other jobs (the run of docs/reproduction/report.md,
+// 2026-11-22); seed002-table4's is extrapolated from its 5- and 10-split
+// runs (17 and 23 min) to the paper's 30 splits.
 func Experiments() []Experiment {
 	uci := func(names ...string) []string {
 		var out []string
@@ -28,66 +30,66 @@ func Experiments() []Experiment {
 		seed000Data = append(seed000Data, "uci/"+s.File)
 	}
 	return []Experiment{
-		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 35, 0.3),
-		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 103, 1),
-		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 0.5, 0.2),
+		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 21, 0.3),
+		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 73, 1),
+		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 1.5, 0.2),
 		{
 			Name: "seed000-figures", Paper: "seed000",
 			Title: "Figures 1-4: 2-D embeddings of a Swiss roll and of 1 000 MNIST digits by every method",
-			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.5, QuickMinutes: 0.2,
+			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.8, QuickMinutes: 0.2,
 			Run: runSeed000Figures,
 		},
 		{
 			Name: "identities", Paper: "seed000+002",
 			Title: "Subspace identities the papers prove (KQMI = GDA, SR = LDA, KSR = GDA), checked on five UCI sets",
-			Data:  uci("iris.arff", "wine.arff", "glass.arff", "ionosphere.arff", "vowel.arff"), Minutes: 0.2, QuickMinutes: 0.1,
+			Data:  uci("iris.arff", "wine.arff", "glass.arff", "ionosphere.arff", "vowel.arff"), Minutes: 0.1, QuickMinutes: 0.1,
 			Run: runIdentities,
 		},
 		{
 			Name: "seed001-letter", Paper: "seed001",
 			Title: "Figure 4: AQMIDA, PCA and PCA+LDA on 800 Letter rows, 5-fold CV ×10, 1-NN error against dimension 1-15",
-			Data:  uci("letter.arff"), Minutes: 1.5, QuickMinutes: 0.2,
+			Data:  uci("letter.arff"), Minutes: 0.1, QuickMinutes: 0.1,
 			Run: runSeed001Letter,
 		},
 		{
 			Name: "seed001-orl", Paper: "seed001",
 			Title: "Figure 2: 2-D AQMIDA, LDA and PCA projections of all 400 ORL faces",
-			Data:  []string{"faces/orl_32x32.csv.gz"}, Minutes: 0.3, QuickMinutes: 0.3,
+			Data:  []string{"faces/orl_32x32.csv.gz"}, Minutes: 0.1, QuickMinutes: 0.1,
 			Run: runSeed001ORL,
 		},
 		{
 			Name: "seed002-table2", Paper: "seed002",
 			Title:     "Table 2: clustering accuracy of normalized cut on data reduced by SR, KSR, KPCA, MKL-SR (unsupervised graph)",
 			Data:      []string{"uci/ionosphere.arff", "uci/letter.arff", "uci/satellite.arff", "uci/optdigits.arff"},
-			Published: []string{"seed002_table2_clustering.tsv"}, Minutes: 6, QuickMinutes: 0.2,
+			Published: []string{"seed002_table2_clustering.tsv"}, Minutes: 2.5, QuickMinutes: 0.2,
 			Run: seed002Runner("2"),
 		},
 		{
 			Name: "seed002-table2-graphs", Paper: "seed002",
 			Title:   "Table 2's sensitivity to what the paper leaves unstated: six normalized-cut graphs, SR graph size p = 7 and 15",
 			Data:    []string{"uci/ionosphere.arff", "uci/letter.arff", "uci/satellite.arff", "uci/optdigits.arff"},
-			Minutes: 8, QuickMinutes: 0.2,
+			Minutes: 4.7, QuickMinutes: 0.2,
 			Run: runSeed002Sensitivity,
 		},
 		{
 			Name: "seed002-table3", Paper: "seed002",
 			Title:     "Table 3: CMU PIE (our file: 10 persons, not 68), supervised, linear SVM on the reduced data, 30 random splits",
 			Data:      []string{"faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 20, QuickMinutes: 0.3,
+			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 15, QuickMinutes: 0.1,
 			Run: seed002Runner("3"),
 		},
 		{
 			Name: "seed002-table4", Paper: "seed002",
 			Title:     "Table 4: Extended Yale B, semi-supervised (half the training images labelled), linear SVM, 30 random splits",
 			Data:      []string{"faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 300, QuickMinutes: 0.5,
+			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 70, QuickMinutes: 0.4,
 			Run: seed002Runner("4"),
 		},
 		{
 			Name: "seed003-table1", Paper: "seed003",
 			Title:     "Table 1: 1-NN accuracy of 15 methods on Yale, ORL and PIE (10 persons) with ν training images per person, 10 random splits",
 			Data:      []string{"faces/yale_32x32.csv.gz", "faces/orl_32x32.csv.gz", "faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 90, QuickMinutes: 0.3,
+			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 4, QuickMinutes: 0.1,
 			Run: runSeed003,
 		},
 		{
@@ -100,7 +102,7 @@ func Experiments() []Experiment {
 			Name: "seed004-tables1-2", Paper: "seed004",
 			Title:     "Tables 1-2: best 1-NN recognition rate over dimensions on ORL (5 per person) and Extended Yale B (30 per person), 10 random splits; accuracy curves",
 			Data:      []string{"faces/orl_32x32.csv.gz", "faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 20, QuickMinutes: 0.3,
+			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 8.5, QuickMinutes: 0.1,
 			Run: runSeed004,
 		},
 		{

@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -33,6 +34,11 @@ type GridParam struct {
 	// ties.
 	Values []string `json:"values"`
 }
+
+// ErrClassTooSmall is wrapped by RunNested's error when a class of an
+// outer training part has fewer rows than the inner folds (the data, not
+// the options, rules nested CV out: e.g. Ecoli's two-row classes).
+var ErrClassTooSmall = errors.New("a class is smaller than the inner folds")
 
 // GridError is RunNested's error for a bad NestedOptions.Grid: a key no
 // method declares, an empty value list, a value or a combination the
@@ -369,8 +375,8 @@ func planInner(ds *data.Dataset, p *Protocol, sp split, s, k int) (innerPlan, er
 			if c < len(ds.ClassNames) {
 				cls = fmt.Sprintf("%d (%s)", c, ds.ClassNames[c])
 			}
-			return pl, fmt.Errorf("evaluate: nested: %d inner folds need at least %d labelled training rows of every class, but the training part of %s has %d of class %s; use at most %d inner folds",
-				k, k, sp.name, counts[c], cls, counts[c])
+			return pl, fmt.Errorf("evaluate: nested: %w: %d inner folds need at least %d labelled training rows of every class, but the training part of %s has %d of class %s; use at most %d inner folds",
+				ErrClassTooSmall, k, k, sp.name, counts[c], cls, counts[c])
 		}
 	}
 	folds, err := StratifiedKFold(ylab, k, innerSeed(repeatSeed(p.Seed, sp.repeat), sp.fold))

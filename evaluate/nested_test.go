@@ -508,6 +508,9 @@ func TestNestedBadInput(t *testing.T) {
 		if isGrid := strings.Contains(err.Error(), "grid"); errors.As(err, &ge) != isGrid {
 			t.Errorf("%s: %q is a GridError: %v", tc.name, err, !isGrid)
 		}
+		if small := tc.name == "inner folds > class"; errors.Is(err, ErrClassTooSmall) != small {
+			t.Errorf("%s: errors.Is(err, ErrClassTooSmall) = %v", tc.name, !small)
+		}
 	}
 	// The configured method is not changed by the grid.
 	m := method.GDA{}

@@ -78,15 +78,7 @@ func runIdentities(rc *RunContext) (*Outcome, error) {
 			if err != nil {
 				return nil, err
 			}
-			pre, err := preprocess.Parse("minmax")
-			if err != nil {
-				return nil, err
-			}
-			fp, err := pre.Fit(ds.X)
-			if err != nil {
-				return nil, err
-			}
-			x, err := fp.Apply(ds.X)
+			_, x, err := preprocess.FitApply("minmax", ds.X)
 			if err != nil {
 				return nil, err
 			}

@@ -352,8 +352,7 @@ func runSeed000Set(ds *data.Dataset, proto evaluate.Protocol, nested bool) (*eva
 			}
 			return rep, nr.Results, "", nil
 		}
-		var ge *evaluate.GridError
-		if errors.As(err, &ge) || !strings.Contains(err.Error(), "inner folds need at least") {
+		if !errors.Is(err, evaluate.ErrClassTooSmall) {
 			return nil, nil, "", err
 		}
 		rep, err2 := evaluate.Run(ds, proto)

@@ -143,6 +143,10 @@ type Problem struct {
 	// eigenspace is otherwise arbitrary). TieTol zero means 1e-10.
 	TieBreak graph.Operator
 	TieTol   float64
+	// Norm scales the directions of the solution (NormConstraint, the
+	// default: Vᵀ·B·V = I; NormUnit: unit length in feature space). It
+	// changes neither the subspace nor the values.
+	Norm Norm
 }
 
 // Result is a fitted problem: the model and the eigenvalues of its
@@ -251,6 +255,7 @@ func (p *Problem) SolveContext(ctx context.Context, prep *Prepared) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	p.Norm.Apply(prep, coef)
 	var train mat.Dense
 	train.Mul(prep.Phi, coef)
 	return &Result{Model: prep.Build(coef), Values: vals, Solver: route, Eigen: s.eigenUsed, Train: &train}, nil
@@ -262,6 +267,9 @@ func (p *Problem) check() error {
 	}
 	if p.Dims < 0 {
 		return fmt.Errorf("dims: %d requested; must be ≥ 0 (0 = all)", p.Dims)
+	}
+	if err := p.Norm.check(); err != nil {
+		return err
 	}
 	for _, r := range []struct {
 		name string

@@ -126,6 +126,8 @@ type ScatterProblem struct {
 	MaxDims  int
 	DropZero bool
 	RankTol  float64
+	// Norm scales the directions (Problem.Norm; the linear space here).
+	Norm Norm
 }
 
 // Solve fits the problem; the model is z = Wᵀ(x − μ).
@@ -138,6 +140,9 @@ func (p *ScatterProblem) Solve(ctx context.Context, s *Scatter) (*Result, error)
 	}
 	if p.Dims < 0 {
 		return nil, fmt.Errorf("dims: %d requested; must be ≥ 0 (0 = all)", p.Dims)
+	}
+	if err := p.Norm.check(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -198,6 +203,9 @@ func (p *ScatterProblem) Solve(ctx context.Context, s *Scatter) (*Result, error)
 	vals, w, err = sel.selectDims(vals, w)
 	if err != nil {
 		return nil, err
+	}
+	if p.Norm == NormUnit {
+		UnitColumns(w, nil)
 	}
 	mean := append([]float64(nil), s.Mean...)
 	return &Result{Model: &LinearModel{Mean: mean, W: w}, Values: vals, Solver: route, Eigen: sv.eigenUsed}, nil

@@ -176,7 +176,13 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if dims == 0 {
 		dims = k
 	}
-	lin := &embed.LinearModel{Mean: mean, W: mat.DenseCopyOf(w.Slice(0, mdim, 0, dims))}
+	wk := mat.DenseCopyOf(w.Slice(0, mdim, 0, dims))
+	if m.Norm == embed.NormUnit {
+		// KPCA coordinates are projections on orthonormal feature-space
+		// directions: unit length here is unit length in feature space.
+		embed.UnitColumns(wk, nil)
+	}
+	lin := &embed.LinearModel{Mean: mean, W: wk}
 	return &Fitted{Model: embed.Compose(kpca, lin), Name: "ckfd", Values: values[:dims]}, nil
 }
 

@@ -25,8 +25,8 @@ func errNoRows(name string) error { return fmt.Errorf("%s: no training rows", na
 //
 // When S_w is singular (d ≥ n − C, the faces case) the rows are first
 // projected on their principal components (PCA+LDA, the LDA baseline of
-// seeds 000-004) and S_w is regularised there by a ridge of 1e-9 times its
-// mean eigenvalue, which keeps the null space of S_w — where the classes
+// seeds 000-004) and S_w is regularised there by a ridge of 1e-7 times its
+// largest eigenvalue (nullRidge), which keeps the null space of S_w — where the classes
 // collapse to points — as the leading discriminant directions. By default
 // PCA keeps every component of non-zero variance (rank S_t); Fisherfaces
 // keeps only n − C, which makes S_w invertible but discards that null
@@ -73,7 +73,7 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	prob := &embed.Problem{Space: embed.Linear{}, Objective: graph.BetweenClass(y),
 		Constraint: graph.WithinClass(y), Ridge: m.Ridge, Dims: dims, MaxDims: c - 1, Solver: embed.Dense}
 	m.Engine.apply(prob)
-	if m.Ridge > 0 || !withinSingular(x, y) {
+	if n, _ := x.Dims(); m.Ridge > 0 || !symSingular(withinScatter(x, y), n-c) {
 		return fit("lda", prob, x)
 	}
 	n, _ := x.Dims()
@@ -96,16 +96,15 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	// In the PCA space S_t is non-singular, but S_w still can be (constant
-	// features within classes, classes of one row): then a ridge of 1e-9
-	// times its mean eigenvalue keeps its null space — the most
-	// discriminative directions — instead of dropping it.
+	// In the PCA space S_t is non-singular, but S_w still can be (always
+	// when the PCA step keeps rank S_t = n − 1 > n − C): its null space —
+	// the most discriminative directions — is kept by nullRidge.
 	prob.MaxDims = min(c-1, keep)
 	if dims > prob.MaxDims {
 		return nil, fmt.Errorf("lda: %d dimensions requested, but the data span only %d after the PCA step", dims, prob.MaxDims)
 	}
-	if withinSingular(z, y) {
-		prob.Ridge = 1e-9 * meanWithinEigenvalue(z, y)
+	if sw := withinScatter(z, y); symSingular(sw, n-c) {
+		prob.Ridge = nullRidge(sw)
 	}
 	lda, err := fit("lda", prob, z)
 	if err != nil {
@@ -120,30 +119,6 @@ func withinScatter(x *mat.Dense, y []int) *mat.SymDense {
 	var s mat.Dense
 	s.Mul(xc.T(), graph.WithinClass(y).Apply(xc))
 	return linalg.Symmetrize(&s)
-}
-
-func meanWithinEigenvalue(x *mat.Dense, y []int) float64 {
-	s := withinScatter(x, y)
-	n := s.SymmetricDim()
-	t := 0.0
-	for i := 0; i < n; i++ {
-		t += s.At(i, i)
-	}
-	return t / float64(n)
-}
-
-// withinSingular reports whether S_w is numerically singular (its smallest
-// eigenvalue at most 1e-10 times its largest).
-func withinSingular(x *mat.Dense, y []int) bool {
-	n, d := x.Dims()
-	if d > n-classesPresent(y) {
-		return true
-	}
-	vals, _, err := linalg.SymEig(withinScatter(x, y), 0, linalg.Largest)
-	if err != nil {
-		return true
-	}
-	return vals[len(vals)-1] <= 1e-10*vals[0]
 }
 
 func classesPresent(y []int) int {

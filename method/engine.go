@@ -25,6 +25,9 @@ type Engine struct {
 	Eigen linalg.EigenSolver
 	// Linear overrides the linear solver of the regression route.
 	Linear linalg.LinearSolver
+	// Norm scales the output directions (embed.Norm): "" is the method's
+	// convention (the problem's constraint; unit length for LQMI).
+	Norm embed.Norm
 	// Context, when not nil, cancels the fit: the Gram matrix, the graphs'
 	// products and the solvers stop with its error soon after it is done
 	// (see FitContext).
@@ -46,6 +49,9 @@ func (e Engine) apply(p *embed.Problem) {
 		p.Solver = e.Solver
 	}
 	p.Eigen, p.Linear = e.Eigen, e.Linear
+	if e.Norm != "" {
+		p.Norm = e.Norm
+	}
 }
 
 // Kernel space kinds of KernelSpace.Kind.
@@ -120,6 +126,8 @@ func (e *Engine) Params(s *param.Schema) {
 		param.C("auto", embed.Auto), param.C("dense", embed.Dense), param.C("regression", embed.Regression))
 	solverParam(s, &e.Eigen, "eigen", "eigen-solver (auto: by size and the dimensions wanted)", linalg.EigenSolverByName, linalg.EigenSolverNames())
 	solverParam(s, &e.Linear, "linsolve", "linear solver of the regression route (auto: by size)", linalg.LinearSolverByName, linalg.LinearSolverNames())
+	param.Enum(s, &e.Norm, "norm", "scale of the output directions: auto (the method's convention: the constraint, unit for LQMI), constraint (VᵀBV = I, the problem's own) or unit (unit length in feature space, as Cai's MATLAB codes that the papers ran); it weights the output coordinates against each other, so it changes k-NN, NCC and SVM results, never the subspace",
+		param.C("auto", embed.Norm("")), param.C("constraint", embed.NormConstraint), param.C("unit", embed.NormUnit))
 }
 
 // solverParam declares a solver chosen by name ("auto": nil, the engine

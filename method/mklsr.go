@@ -161,6 +161,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		}
 		p := *prob
 		m.Engine.apply(&p)
+		p.Norm = "" // the iterations work on the regression solutions; Norm scales the final one
 		r, err := p.SolveContext(ctx, prep)
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: %w", err)
@@ -200,6 +201,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
+	m.Norm.Apply(prep, bestA)
 	var train mat.Dense
 	train.Mul(prep.Phi, bestA)
 	return &Fitted{Model: prep.Build(bestA), Name: "mklsr", Values: bestVals, Train: &train, Trace: res}, nil

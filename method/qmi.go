@@ -195,9 +195,9 @@ func whitenedKPCA(kp KPCA, x *mat.Dense, cut float64) (embed.Model, error) {
 // is LDA with the between-class scatter weighting class c by J_c² instead
 // of J_c (and the total scatter, not the within-class scatter, as
 // constraint — which leaves LDA's directions unchanged); for balanced
-// classes it is LDA. At most C−1 directions, each of unit length (WᵀW = I
-// on each column, as Algorithm 2 normalises them; the engine's solution,
-// normalised to vᵀ(X̄ᵀX̄ + εI)v = 1, is rescaled).
+// classes it is LDA. At most C−1 directions, each of unit length (‖w‖ = 1,
+// as Algorithm 2 normalises them; norm=constraint keeps the engine's
+// vᵀ(X̄ᵀX̄ + εI)v = 1 instead).
 //
 // Ridge ε is relative to the mean eigenvalue of X̄ᵀX̄ (tr/d). Unset means:
 // none when X̄ᵀX̄ is nonsingular, DefaultLQMIRidge when it is singular
@@ -241,22 +241,6 @@ func (m LQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	return m.fitScatter(s, c, dims)
 }
 
-// unitColumns scales every nonzero column of w to unit length.
-func unitColumns(w *mat.Dense) {
-	r, c := w.Dims()
-	for j := 0; j < c; j++ {
-		s := 0.0
-		for i := 0; i < r; i++ {
-			s += w.At(i, j) * w.At(i, j)
-		}
-		if s > 0 {
-			s = 1 / math.Sqrt(s)
-			for i := 0; i < r; i++ {
-				w.Set(i, j, w.At(i, j)*s)
-			}
-		}
-	}
-}
 
 func init() {
 	Register[KQMI](Info{

@@ -241,7 +241,6 @@ func (m LQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	return m.fitScatter(s, c, dims)
 }
 
-
 func init() {
 	Register[KQMI](Info{
 		Name: "kqmi", Title: "Kernel quadratic mutual information (graph-embedded QMI)", Family: "mutual information",

@@ -58,7 +58,10 @@ type RunContext struct {
 	Datasets, Methods []string
 	// Repeats, when > 0, replaces the paper's number of repeats or random
 	// splits (the report's choices say so).
-	Repeats  int
+	Repeats int
+	// Params are parameter settings over every experiment's own (dimred
+	// reproduce -p; see Overrides); the report's choices list them.
+	Params   Overrides
 	Progress func(string)
 }
 
@@ -293,6 +296,9 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	o.Experiment, o.Paper, o.Title, o.Quick, o.Version = e.Name, e.Paper, e.Title, rc.Quick, version
 	if rc.Repeats > 0 {
 		o.Choices = append(o.Choices, fmt.Sprintf("repeats / random splits set to %d by --repeats (not the paper's number)", rc.Repeats))
+	}
+	if len(rc.Params) > 0 {
+		o.Choices = append(o.Choices, fmt.Sprintf("method parameters set on the command line, over the paper's: -p %s (identities: not applied)", strings.Join(rc.Params, " -p ")))
 	}
 	o.WallSeconds = time.Since(start).Seconds()
 	for _, f := range e.Data {

@@ -134,6 +134,9 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 		Run: func(rc *RunContext) (*Outcome, error) {
 			opt := Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: tables, Datasets: rc.Datasets, Methods: rc.Methods,
 				Seed: rc.seed(0), Nested: nested, Progress: rc.Progress}
+			if len(rc.Params) > 0 {
+				opt.Params = rc.Params.For
+			}
 			faces := tables == "VII-VIII"
 			if faces {
 				opt.Repeats = rc.repeats(0)
@@ -217,6 +220,9 @@ func figureFiles(outDir string, figs []FigureFile) []Figure {
 
 func runSeed000Figures(rc *RunContext) (*Outcome, error) {
 	opt := FiguresOptions{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Methods: rc.Methods, Seed: rc.seed(0), Progress: rc.Progress}
+	if len(rc.Params) > 0 {
+		opt.Params = rc.Params.For
+	}
 	if rc.Quick {
 		opt.MNIST = 200
 		opt.SwissRoll = datasets.SwissRollOptions{N: 300, Classes: 4, Seed: 1}
@@ -325,7 +331,7 @@ func seed000Table(rc *RunContext, tp Seed000Table, k int, rows []Row, datasets [
 }
 
 func runSeed001Letter(rc *RunContext) (*Outcome, error) {
-	opt := Seed001Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: rc.seed(1), SkipORL: true}
+	opt := Seed001Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: rc.seed(1), SkipORL: true, Params: rc.Params}
 	if rc.Quick {
 		opt.Rows, opt.Repeats = 260, 2
 	}
@@ -386,7 +392,7 @@ func runSeed001ORL(rc *RunContext) (*Outcome, error) {
 	}
 	rc.progress("ORL, 2-D projections")
 	names := []string{"aqmida", "lda", "pca"}
-	if err := seed001ORL(rc.DataDir(), rc.OutDir, names); err != nil {
+	if err := seed001ORL(rc.DataDir(), rc.OutDir, names, rc.Params); err != nil {
 		return nil, err
 	}
 	for _, n := range names {
@@ -398,7 +404,7 @@ func runSeed001ORL(rc *RunContext) (*Outcome, error) {
 func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 	return func(rc *RunContext) (*Outcome, error) {
 		opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: []string{table}, Datasets: rc.Datasets, Methods: rc.Methods,
-			Seed: rc.seed(1), Progress: rc.Progress}
+			Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
 		if rc.Quick {
 			opt.Runs, opt.KPCADims, opt.Repeats, opt.PerClass = 3, 5, 2, []int{10}
 			if len(opt.Datasets) == 0 {
@@ -433,7 +439,7 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
-	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), Progress: rc.Progress}
+	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
 	if rc.Quick {
 		opt.Runs = 3
 		if len(opt.Datasets) == 0 {
@@ -460,7 +466,7 @@ func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed003(rc *RunContext) (*Outcome, error) {
-	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Progress: rc.Progress}
+	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
 	if rc.Quick {
 		opt.Repeats, opt.MaxDims, opt.Nus = 2, 20, []int{2}
 		if len(opt.Sets) == 0 {
@@ -515,7 +521,7 @@ func runSeed003Fig1(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed004(rc *RunContext) (*Outcome, error) {
-	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Progress: rc.Progress}
+	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
 	if len(opt.Sets) == 0 {
 		opt.Sets = []string{"ORL", "ExtendedYaleB"}
 	}
@@ -582,7 +588,7 @@ func runSeed004MNIST(rc *RunContext) (*Outcome, error) {
 		return o, nil
 	}
 	rc.progress("MNIST, 2-D KNDA")
-	if err := seed004MNIST(Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: o.Seed}); err != nil {
+	if err := seed004MNIST(Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: o.Seed, Params: rc.Params}); err != nil {
 		return nil, err
 	}
 	o.Figures = []Figure{{"seed004_mnist_knda_2d.png", "KNDA, 100 MNIST digits per class, two dimensions (seed 004 Fig. 2)"},

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
@@ -14,10 +15,10 @@ import (
 type PaperMethod struct{ Paper, Ours string }
 
 // paperMethods builds the methods of list selected by sel (paper names;
-// empty: all) with the paper's settings params(name), and returns them
-// with their paper names. A selection that names no method of the list is
-// an error.
-func paperMethods(list []PaperMethod, sel []string, params func(name string) (map[string]string, error)) ([]evaluate.NamedMethod, []string, error) {
+// empty: all) with the paper's settings params(name) and the run's
+// overrides ov over them, and returns them with their paper names. A
+// selection that names no method of the list is an error.
+func paperMethods(list []PaperMethod, sel []string, params func(name string) (map[string]string, error), ov Overrides) ([]evaluate.NamedMethod, []string, error) {
 	var ms []evaluate.NamedMethod
 	var paper []string
 	for _, m := range list {
@@ -28,7 +29,7 @@ func paperMethods(list []PaperMethod, sel []string, params func(name string) (ma
 		if err != nil {
 			return nil, nil, err
 		}
-		mm, err := method.New(m.Ours, p)
+		mm, err := method.New(m.Ours, ov.apply(m.Ours, p))
 		if err != nil {
 			return nil, nil, err
 		}
@@ -52,4 +53,88 @@ func paperMethods(list []PaperMethod, sel []string, params func(name string) (ma
 func perClassSplits(ds *data.Dataset, ms []evaluate.NamedMethod, nu int, scale string, repeats, maxDims int, seed uint64) (*evaluate.Report, error) {
 	return evaluate.Run(ds, evaluate.Protocol{Preprocess: scale, Methods: ms, Classifiers: []classify.Classifier{classify.KNN{K: 1}},
 		PerClass: nu, Repeats: repeats, Seed: seed, MaxDims: maxDims})
+}
+
+// Overrides are parameter settings given for a whole run (dimred
+// reproduce -p), routed as the command line's -p: "key=value" goes to
+// every method of an experiment that has key, "method.key=value" (our
+// method name, e.g. lda.norm=unit) to that method only, and wins over an
+// unscoped key. They are applied over the experiment's own settings; the
+// report's choices list them. A key that no registered method has is an
+// error (Check).
+type Overrides []string
+
+// Check reports a setting that is not key=value or names a parameter no
+// registered method has.
+func (o Overrides) Check() error {
+	if len(o) == 0 {
+		return nil
+	}
+	infos := method.All()
+	for _, kv := range o {
+		k, _, _ := strings.Cut(kv, "=")
+		if m, _, scoped := strings.Cut(k, "."); scoped {
+			// A scoped key is checked against its method only.
+			info, err := method.Lookup(strings.ToLower(m))
+			if err != nil {
+				return fmt.Errorf("-p %s: %w", kv, err)
+			}
+			if _, err := method.Route("-p", []string{kv}, []method.Info{info}); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := method.Route("-p", []string{kv}, infos); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// For returns the settings that apply to method name (nil: none).
+func (o Overrides) For(name string) map[string]string {
+	if len(o) == 0 {
+		return nil
+	}
+	info, err := method.Lookup(name)
+	if err != nil {
+		return nil
+	}
+	var out map[string]string
+	set := func(k, v string) {
+		if out == nil {
+			out = map[string]string{}
+		}
+		out[k] = v
+	}
+	for _, scoped := range []bool{false, true} {
+		for _, kv := range o {
+			k, v, _ := strings.Cut(kv, "=")
+			m, key, isScoped := strings.Cut(k, ".")
+			switch {
+			case isScoped != scoped:
+			case !scoped && info.HasParam(k):
+				set(k, v)
+			case scoped && strings.EqualFold(m, name) && info.HasParam(key):
+				set(key, v)
+			}
+		}
+	}
+	return out
+}
+
+// apply returns base with the settings for name over it (a new map).
+func (o Overrides) apply(name string, base map[string]string) map[string]string {
+	over := o.For(name)
+	if over == nil {
+		return base
+	}
+	out := make(map[string]string, len(base)+len(over))
+	for k, v := range base {
+		out[k] = v
+	}
+	for k, v := range over {
+		out[k] = v
+	}
+	return out
 }

@@ -268,10 +268,10 @@ func seed000Columns(opt Options) ([]seed000Column, error) {
 		if params == nil {
 			params = map[string]string{}
 		}
-		if hasParam(info, "min_class") && params["min_class"] == "" {
+		if info.HasParam("min_class") && params["min_class"] == "" {
 			params["min_class"] = "1"
 		}
-		if hasParam(info, "sigma") && params["sigma"] == "" && params["gamma"] == "" && params["kernel"] == "" {
+		if info.HasParam("sigma") && params["sigma"] == "" && params["gamma"] == "" && params["kernel"] == "" {
 			params["sigma"] = "1"
 		}
 		mm, err := method.New(m.Ours, params)
@@ -315,15 +315,6 @@ func seed000Rows(dataset string, cols []seed000Column, rep *evaluate.Report, nes
 		rows = append(rows, r)
 	}
 	return rows
-}
-
-func hasParam(info method.Info, name string) bool {
-	for _, p := range info.Params {
-		if p.Name == name {
-			return true
-		}
-	}
-	return false
 }
 
 func selected(list []string, name string) bool {

@@ -14,6 +14,8 @@ import (
 // Seed001Options selects the seed 001 experiments.
 type Seed001Options struct {
 	Shared string
+	// Params are run-wide parameter settings (none by default).
+	Params Overrides
 	// DataDir is the data directory ("": Shared/data).
 	DataDir string
 	// OutDir receives the PNG figures (letter error curves, ORL 2-D
@@ -63,7 +65,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 	names := []string{"aqmida", "lda", "pca"}
 	var ms []evaluate.NamedMethod
 	for _, n := range names {
-		m, err := method.New(n, nil)
+		m, err := method.New(n, opt.Params.For(n))
 		if err != nil {
 			return nil, err
 		}
@@ -95,7 +97,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 			return nil, err
 		}
 		if !opt.SkipORL {
-			if err := seed001ORL(dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names); err != nil {
+			if err := seed001ORL(dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names, opt.Params); err != nil {
 				return nil, err
 			}
 		}
@@ -104,13 +106,13 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 }
 
 // seed001ORL writes the 2-D projections of all 400 ORL faces (Figure 2).
-func seed001ORL(dataDir, dir string, names []string) error {
+func seed001ORL(dataDir, dir string, names []string, ov Overrides) error {
 	orl, err := data.Load(filepath.Join(dataDir, "faces", "orl_32x32.csv.gz"), data.Options{})
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
-		m, err := method.New(n, nil)
+		m, err := method.New(n, ov.For(n))
 		if err != nil {
 			return err
 		}

@@ -97,6 +97,8 @@ type Seed002Options struct {
 	// Sensitivity adds Table 2 under other normalized-cut graphs and SR
 	// graph sizes p (Seed002Sensitivity).
 	Sensitivity bool
+	// Params are run-wide parameter settings over the paper's.
+	Params Overrides
 	Progress    func(string)
 }
 
@@ -138,12 +140,12 @@ const seed002Kernels = "linear;poly:degree=2,offset=1;rbf:gamma=1"
 // seed002Method builds a paper column's method with the paper's settings
 // ("" for the baseline: no reduction). graph selects the SR graph
 // ("unsupervised" for Table 2, "" for the labels' own).
-func seed002Method(paper, graphKind string, p int) (method.Method, error) {
-	return seed002MethodWith(paper, graphKind, p, nil)
+func seed002Method(paper, graphKind string, p int, ov Overrides) (method.Method, error) {
+	return seed002MethodWith(paper, graphKind, p, nil, ov)
 }
 
 // seed002MethodWith is seed002Method with extra SR-family parameters.
-func seed002MethodWith(paper, graphKind string, p int, extra map[string]string) (method.Method, error) {
+func seed002MethodWith(paper, graphKind string, p int, extra map[string]string, ov Overrides) (method.Method, error) {
 	sr := map[string]string{"ridge": "1"}
 	for k, v := range extra {
 		sr[k] = v
@@ -166,15 +168,15 @@ func seed002MethodWith(paper, graphKind string, p int, extra map[string]string) 
 	}
 	switch seed002Canonical(paper) {
 	case "SR":
-		return method.New("sr", sr)
+		return method.New("sr", ov.apply("sr", sr))
 	case "KSR":
-		return method.New("ksr", with(sr, "kernel", "rbf", "gamma", "1"))
+		return method.New("ksr", ov.apply("ksr", with(sr, "kernel", "rbf", "gamma", "1")))
 	case "MKL-SR":
-		return method.New("mklsr", with(sr, "kernels", seed002Kernels))
+		return method.New("mklsr", ov.apply("mklsr", with(sr, "kernels", seed002Kernels)))
 	case "KPCA":
-		return method.New("kpca", map[string]string{"kernel": "rbf", "gamma": "1"})
+		return method.New("kpca", ov.apply("kpca", map[string]string{"kernel": "rbf", "gamma": "1"}))
 	case "LDA":
-		return method.New("lda", nil)
+		return method.New("lda", ov.apply("lda", nil))
 	case "Baseline":
 		return rawFeatures{}, nil
 	}
@@ -330,8 +332,8 @@ func meanStd(v []float64) (float64, float64) {
 
 // reduce002 is the embedding of all rows of x by a Table 2 column with
 // dims dimensions (the baseline: x itself). The methods see no labels.
-func reduce002(paper string, x *mat.Dense, dims, p int) (*mat.Dense, error) {
-	m, err := seed002Method(paper, "unsupervised", p)
+func reduce002(paper string, x *mat.Dense, dims, p int, ov Overrides) (*mat.Dense, error) {
+	m, err := seed002Method(paper, "unsupervised", p, ov)
 	if err != nil {
 		return nil, err
 	}
@@ -369,7 +371,7 @@ func seed002Table2(opt Seed002Options) ([]Seed002Cell, error) {
 				err = bestKPCADim(&cell, opt, nc, x, ds.Y)
 			} else {
 				var z *mat.Dense
-				if z, err = reduce002(col, x, c, 0); err == nil {
+				if z, err = reduce002(col, x, c, 0, opt.Params); err == nil {
 					var acc []float64
 					acc, err = clusterAccuracy(nc, z, ds.Y, opt.Runs, opt.Seed)
 					if err == nil {
@@ -405,7 +407,7 @@ func scaledClusterSet(dataDir string, set Seed002ClusterSet, scale string) (*dat
 // 1..KPCADims (one fit; each dimension the leading columns).
 func bestKPCADim(cell *Seed002Cell, opt Seed002Options, nc cluster.NormalizedCut, x *mat.Dense, y []int) error {
 	n, _ := x.Dims()
-	z, err := reduce002("KPCA", x, min(opt.KPCADims, n-1), 0)
+	z, err := reduce002("KPCA", x, min(opt.KPCADims, n-1), 0, opt.Params)
 	if err != nil {
 		return err
 	}
@@ -469,7 +471,7 @@ func Seed002Sensitivity(opt Seed002Options) ([]Seed002SensitivityRow, error) {
 		reds := []red{{"Baseline", 0, x}}
 		for _, col := range []string{"SR", "KSR"} {
 			for _, p := range []int{7, 15} {
-				z, err := reduce002(col, x, c, p)
+				z, err := reduce002(col, x, c, p, opt.Params)
 				if err != nil {
 					return nil, fmt.Errorf("%s, %s p=%d: %w", set.Paper, col, p, err)
 				}
@@ -532,7 +534,7 @@ func seed002Faces(opt Seed002Options, table, tableFile, setFile string) ([]Seed0
 			if !selected(opt.Methods, col) {
 				continue
 			}
-			m, err := seed002Method(col, "", 0)
+			m, err := seed002Method(col, "", 0, opt.Params)
 			if err != nil {
 				return nil, err
 			}
@@ -614,7 +616,7 @@ var seed002Deltas = []string{"1", "0.1", "0.01"}
 func tunedDelta(col string, opt Seed002Options, chosen *deltaChoices) evaluate.Tuned {
 	return evaluate.Tuned{
 		Build: func(v string) (method.Method, error) {
-			return seed002MethodWith(col, "", 0, map[string]string{"delta": v})
+			return seed002MethodWith(col, "", 0, map[string]string{"delta": v}, opt.Params)
 		},
 		Values: seed002Deltas, Folds: 3, Classifier: svmScaled{opt.Classifier}, Seed: opt.Seed,
 		Chosen: func(v string) { chosen.add(col, v) },

@@ -76,6 +76,7 @@ type Seed003Options struct {
 	Seed     uint64   // default 1
 	Scale    string   // preprocessing (default "unit")
 	Sigma    float64  // RBF width (default DefaultSeed003Sigma)
+	Params   Overrides // run-wide parameter settings over the paper's
 	Progress func(string)
 }
 
@@ -116,7 +117,7 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 	if err != nil {
 		return nil, err
 	}
-	ms, paper, err := paperMethods(Seed003Methods, opt.Methods, func(name string) (map[string]string, error) { return seed003Params(name, opt.Sigma) })
+	ms, paper, err := paperMethods(Seed003Methods, opt.Methods, func(name string) (map[string]string, error) { return seed003Params(name, opt.Sigma) }, opt.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -62,6 +62,7 @@ type Seed004Options struct {
 	OutDir   string   // PNG figures (accuracy curves, MNIST embedding); empty: none
 	Sets     []string // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
 	Methods  []string // paper names; empty: all of Seed004Methods
+	Params   Overrides // run-wide parameter settings over the paper's
 	Repeats  int      // random splits (default 10)
 	MaxDims  int      // default 120
 	Seed     uint64   // default 1
@@ -112,7 +113,7 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 		if err != nil {
 			return nil, err
 		}
-		ms, paper, err := paperMethods(Seed004Methods, opt.Methods, seed004Params)
+		ms, paper, err := paperMethods(Seed004Methods, opt.Methods, seed004Params, opt.Params)
 		if err != nil {
 			return nil, err
 		}
@@ -177,7 +178,7 @@ func seed004MNIST(opt Seed004Options) error {
 	}
 	ds := mn.Subset(idx)
 	ds.Name = "MNIST"
-	ms, paper, err := paperMethods(seed004MNISTMethods, nil, seed004Params)
+	ms, paper, err := paperMethods(seed004MNISTMethods, nil, seed004Params, opt.Params)
 	if err != nil {
 		return err
 	}

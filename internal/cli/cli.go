@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -191,11 +190,8 @@ type multiFlag []string
 func (m *multiFlag) String() string     { return strings.Join(*m, " ") }
 func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
-// routeParams splits the -p flags among the selected methods:
-// "key=value" goes to every selected method that has key, and
-// "name.key=value" to method name only (it wins over an unscoped key). A
-// key that no selected method has, and a method prefix that is not
-// selected, are usage errors; the values are checked by method.New.
+// routeParams splits the -p flags among the selected methods
+// (method.Route); its errors are usage errors.
 func routeParams(flags []string, selected []method.Info) (map[string]map[string]string, error) {
 	return routeFlag("-p", flags, selected)
 }
@@ -203,67 +199,11 @@ func routeParams(flags []string, selected []method.Info) (map[string]map[string]
 // routeFlag is routeParams for the key=value flags of option name (named
 // in errors): -p, --grid.
 func routeFlag(name string, flags []string, selected []method.Info) (map[string]map[string]string, error) {
-	out := map[string]map[string]string{}
-	names := make([]string, len(selected))
-	for i, info := range selected {
-		out[info.Name] = map[string]string{}
-		names[i] = info.Name
-	}
-	var scoped []string
-	for _, kv := range flags {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || k == "" {
-			return nil, usagef("%s %s: not key=value or method.key=value", name, kv)
-		}
-		if strings.Contains(k, ".") {
-			scoped = append(scoped, kv) // applied after the unscoped keys
-			continue
-		}
-		var to []method.Info
-		for _, info := range selected {
-			if hasParam(info, k) {
-				out[info.Name][k] = v
-				to = append(to, info)
-			}
-		}
-		if len(to) == 0 {
-			return nil, usagef("%s %s: %s", name, kv, unknownParam(k, selected))
-		}
-	}
-	for _, kv := range scoped {
-		k, v, _ := strings.Cut(kv, "=")
-		m, key, _ := strings.Cut(k, ".")
-		i := slices.Index(names, strings.ToLower(m))
-		if i < 0 {
-			return nil, usagef("%s %s: method %s is not selected (-m %s)", name, kv, m, strings.Join(names, ","))
-		}
-		if !hasParam(selected[i], key) {
-			return nil, usagef("%s %s: %s", name, kv, unknownParam(key, selected[i:i+1]))
-		}
-		out[names[i]][key] = v
+	out, err := method.Route(name, flags, selected)
+	if err != nil {
+		return nil, usageError{err}
 	}
 	return out, nil
-}
-
-func hasParam(info method.Info, key string) bool {
-	return slices.ContainsFunc(info.Params, func(p method.Param) bool { return p.Name == key })
-}
-
-// unknownParam says that no method of infos has key, suggesting the
-// nearest name one of them has.
-func unknownParam(key string, infos []method.Info) string {
-	var methods, known []string
-	for _, info := range infos {
-		methods = append(methods, info.Name)
-		for _, p := range info.Params {
-			known = append(known, p.Name)
-		}
-	}
-	msg := fmt.Sprintf("unknown parameter %s for %s", key, strings.Join(methods, ", "))
-	if near := param.Nearest(key, known); near != "" {
-		return msg + "; did you mean " + near + "?"
-	}
-	return msg + " (see 'dimred methods -v')"
 }
 
 // newMethod builds a method from its routed parameters; a value that

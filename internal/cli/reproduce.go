@@ -9,7 +9,7 @@ import (
 	"github.com/dimred/dimred/reproduce"
 )
 
-const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR [--report-only]] [--quick] [--list] [--seed N] [--repeats N] [--datasets A,B] [-m A,B]"
+const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR [--report-only]] [--quick] [--list] [--seed N] [--repeats N] [--datasets A,B] [-m A,B] [-p key=value]..."
 
 // runReproduce runs experiments of reproduce.Experiments (papers or
 // experiment names; all by default) and writes the report: into --out
@@ -28,6 +28,8 @@ func runReproduce(e *env, args []string) error {
 	sets := fs.String("datasets", "", "restrict every experiment to these data sets (paper names, comma-separated)")
 	repeats := fs.Int("repeats", 0, "replace the papers' numbers of repeats or random splits (0: the paper's; the report says so)")
 	methods := fs.String("m", "", "restrict every experiment to these methods (paper names, comma-separated)")
+	var params multiFlag
+	fs.Var(&params, "p", "method parameter key=value over the papers' settings, for every method that has it, or method.key=value (our method names, e.g. lda.norm=unit); repeatable; the report lists them")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -38,7 +40,10 @@ func runReproduce(e *env, args []string) error {
 		return usageError{err}
 	}
 	rc := &reproduce.RunContext{Context: e.ctx, Shared: *shared, Data: *dataDir, OutDir: *out, Quick: *quick, Seed: *seed, Repeats: *repeats,
-		Datasets: splitList(*sets), Methods: splitList(*methods)}
+		Datasets: splitList(*sets), Methods: splitList(*methods), Params: reproduce.Overrides(params)}
+	if err := rc.Params.Check(); err != nil {
+		return usageError{err}
+	}
 	if *repeats < 0 {
 		return usagef("--repeats: %d, want ≥ 0", *repeats)
 	}

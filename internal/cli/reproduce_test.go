@@ -39,6 +39,11 @@ func TestReproduceCLI(t *testing.T) {
 		!strings.Contains(errs, "running Yale, 2 training images per person") {
 		t.Fatalf("reproduce seed003-table1: status %d\n%s\n%s", st, out, errs)
 	}
+	pdir := t.TempDir()
+	st, out, errs = run(t, "reproduce", "seed003-table1", "--shared", shared, "--quick", "--datasets", "Yale", "-m", "FDA", "-p", "norm=unit", "--out", pdir)
+	if b, err := os.ReadFile(filepath.Join(pdir, "report.md")); st != 0 || err != nil || !strings.Contains(string(b), "set on the command line, over the paper's: -p norm=unit") {
+		t.Errorf("-p norm=unit: status %d, %v; the report does not list the setting\n%s", st, err, errs)
+	}
 	dir := t.TempDir()
 	st, out, errs = run(t, "reproduce", "--experiment", "seed003-fig1", "--shared", shared, "--out", dir)
 	if st != 0 || !strings.Contains(out, "report.md") {
@@ -59,7 +64,7 @@ func TestReproduceCLI(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(b), "seed003_fig1.png") {
 		t.Errorf("--report-only did not rewrite the report from the saved results: %v", err)
 	}
-	for _, bad := range [][]string{{"--report-only"}, {"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}} {
+	for _, bad := range [][]string{{"--report-only"}, {"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}, {"-p", "nrm=unit"}} {
 		if st, _, errs := run(t, append([]string{"reproduce", "--shared", shared}, bad...)...); st != 2 || !strings.Contains(errs, strings.TrimPrefix(bad[len(bad)-1], "-")) {
 			t.Errorf("%v: status %d, stderr %q; want a usage error naming the value", bad, st, errs)
 		}

@@ -98,8 +98,8 @@ type Seed002Options struct {
 	// graph sizes p (Seed002Sensitivity).
 	Sensitivity bool
 	// Params are run-wide parameter settings over the paper's.
-	Params Overrides
-	Progress    func(string)
+	Params   Overrides
+	Progress func(string)
 }
 
 func (o *Seed002Options) defaults() {

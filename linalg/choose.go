@@ -38,7 +38,9 @@ func ChooseEigen(n, k int, generalized bool, rankTol float64) EigenSolver {
 //
 // Cholesky up to n = 6000 (n³/3 flops and a second n×n matrix, a few
 // seconds); beyond, CG with a Nyström preconditioner (NystromCG), whose
-// cost grows as n² and which needs no second n×n matrix.
+// cost grows as n² per iteration and which needs no second n×n matrix —
+// and which itself turns to Cholesky (up to NystromCGFallbackMax) when a
+// tiny ridge would make CG cost more than the factorisation.
 func ChooseLinear(n int) LinearSolver {
 	if n <= 6000 {
 		return CholeskySolver{}

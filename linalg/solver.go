@@ -72,6 +72,9 @@ type SolveInfo struct {
 	// Residual is the largest relative residual ‖A·x − r‖/‖r‖ over the
 	// columns (0 when not computed).
 	Residual float64
+	// FellBack is set when an iterative solver gave up and the system was
+	// solved by a factorisation instead (NystromCG).
+	FellBack bool
 }
 
 // partialSymEig, when non-nil, computes eigenpairs il..iu (0-based,

@@ -47,14 +47,20 @@ var Seed003Sets = []Seed003Set{
 const DefaultSeed003Sigma = 1.0
 
 // seed003Params are the re-run's settings: RBF σ for the kernel methods
-// (KPCA, KDA, KMFA and the kernel MIE/BERE); every other parameter keeps
-// its default (local scaling with k = 7 for MIE/BERE, as §5 adopts).
+// (KPCA, KDA, KMFA and the kernel MIE/BERE), FDA as Fisherfaces
+// (fisherfaces); every other parameter keeps its default (local scaling
+// with k = 7 for MIE/BERE, as §5 adopts).
 func seed003Params(name string, sigma float64) (map[string]string, error) {
 	info, err := method.Lookup(name)
 	if err != nil {
 		return nil, err
 	}
 	p := map[string]string{}
+	if name == "lda" {
+		for k, v := range fisherfaces {
+			p[k] = v
+		}
+	}
 	for _, prm := range info.Params {
 		if prm.Name == "sigma" {
 			p["kernel"] = "rbf"

@@ -21,7 +21,7 @@ var Seed004Methods = []PaperMethod{
 
 // seed004Params are the paper's settings (§4.2): polynomial kernel of
 // degree 2 for every kernel method, PCA keeping 90 % of the variance
-// before LPP.
+// before LPP; LDA as Fisherfaces (fisherfaces; the paper does not say).
 func seed004Params(name string) (map[string]string, error) {
 	info, err := method.Lookup(name)
 	if err != nil {
@@ -34,6 +34,11 @@ func seed004Params(name string) (map[string]string, error) {
 			p["kernel"] = "poly"
 		case "degree":
 			p["degree"] = "2"
+		}
+	}
+	if name == "lda" {
+		for k, v := range fisherfaces {
+			p[k] = v
 		}
 	}
 	if name == "lpp" || name == "slpp" { // "before conducting LPP we first run PCA" (§4.2)

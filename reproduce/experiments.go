@@ -386,7 +386,7 @@ func betterRange(a, b string, ea, eb []float64) string {
 }
 
 func runSeed001ORL(rc *RunContext) (*Outcome, error) {
-	o := &Outcome{Choices: []string{"all 400 ORL faces, pixels as given; each method fitted on all rows with two components"}}
+	o := &Outcome{Choices: []string{"all 400 ORL faces, pixels as given; each method fitted on all rows with two components", "LDA as PCA+LDA (§4: \"we write LDA to mean PCA+LDA\"): Fisherfaces, PCA to n − C components, unit-length directions; our default null-space LDA collapses every training class to a point"}}
 	if rc.OutDir == "" {
 		return o, nil
 	}

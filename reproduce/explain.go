@@ -4,6 +4,7 @@ import (
 	"bufio"
 	_ "embed"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -26,8 +27,22 @@ type explainRule struct {
 	experiment string            // experiment name or prefix ending in '*'
 	when       map[string]string // key → value ('*' any, 'a|b' alternatives)
 	side       string            // "better", "worse" or "any"
-	text       string
+	Reason
 }
+
+// Reason is why a published cell is far from ours: the measured
+// explanation and its cause.
+type Reason struct {
+	Cause string // one of Causes
+	Text  string
+}
+
+// Causes of far cells, in the order the scorecard lists them: our data is
+// not the paper's version; a choice the paper leaves open, measured to
+// move the cell; the published cell contradicts the paper's own numbers
+// or text, or rests on a protocol we do not repeat (test rows in a fitted
+// step); the run-to-run spread of an unstated random choice.
+var Causes = []string{"data", "unstated", "paper", "spread"}
 
 // DefaultExplanations parses the embedded rules.
 func DefaultExplanations() (*Explanations, error) {
@@ -35,8 +50,8 @@ func DefaultExplanations() (*Explanations, error) {
 }
 
 // ParseExplanations reads rules: tab-separated experiment, conditions
-// (key=value;… or *), side (better, worse, any) and the explanation;
-// '#' starts a comment line.
+// (key=value;… or *), side (better, worse, any), cause (one of Causes)
+// and the explanation; '#' starts a comment line.
 func ParseExplanations(name, text string) (*Explanations, error) {
 	ex := &Explanations{}
 	sc := bufio.NewScanner(strings.NewReader(text))
@@ -48,14 +63,18 @@ func ParseExplanations(name, text string) (*Explanations, error) {
 			continue
 		}
 		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 4 {
-			return nil, fmt.Errorf("%s:%d: %d tab-separated fields, want 4 (experiment, conditions, side, explanation)", name, line, len(f))
+		if len(f) != 5 {
+			return nil, fmt.Errorf("%s:%d: %d tab-separated fields, want 5 (experiment, conditions, side, cause, explanation)", name, line, len(f))
 		}
-		r := explainRule{line: line, experiment: strings.TrimSpace(f[0]), when: map[string]string{}, side: strings.TrimSpace(f[2]), text: strings.TrimSpace(f[3])}
+		r := explainRule{line: line, experiment: strings.TrimSpace(f[0]), when: map[string]string{}, side: strings.TrimSpace(f[2]),
+			Reason: Reason{Cause: strings.TrimSpace(f[3]), Text: strings.TrimSpace(f[4])}}
 		if r.side != "better" && r.side != "worse" && r.side != "any" {
 			return nil, fmt.Errorf("%s:%d: side %q, want better, worse or any", name, line, r.side)
 		}
-		if r.text == "" {
+		if !slices.Contains(Causes, r.Cause) {
+			return nil, fmt.Errorf("%s:%d: cause %q, want one of %s", name, line, r.Cause, strings.Join(Causes, ", "))
+		}
+		if r.Text == "" {
 			return nil, fmt.Errorf("%s:%d: empty explanation", name, line)
 		}
 		if c := strings.TrimSpace(f[1]); c != "*" {
@@ -72,11 +91,11 @@ func ParseExplanations(name, text string) (*Explanations, error) {
 	return ex, sc.Err()
 }
 
-// Explain returns the explanation of a cell of experiment's table t, if a
+// Explain returns the reason for a cell of experiment's table t, if a
 // rule matches. A nil receiver explains nothing.
-func (ex *Explanations) Explain(experiment string, t *TableResult, c *Cell) (string, bool) {
+func (ex *Explanations) Explain(experiment string, t *TableResult, c *Cell) (Reason, bool) {
 	if ex == nil || !c.Comparable() {
-		return "", false
+		return Reason{}, false
 	}
 	side := "worse"
 	if better(t, c) {
@@ -100,10 +119,10 @@ func (ex *Explanations) Explain(experiment string, t *TableResult, c *Cell) (str
 			}
 		}
 		if ok {
-			return r.text, true
+			return r.Reason, true
 		}
 	}
-	return "", false
+	return Reason{}, false
 }
 
 // matchValue matches pattern against v: '*' anything, 'a|b'

@@ -29,9 +29,11 @@ type Score struct {
 	Published, Compared, NotRun             int
 	Within1, Within3, Within5               int
 	Better3, Worse3, Explained, Unexplained int
+	// ByCause counts the explained far cells by Reason.Cause.
+	ByCause map[string]int
 }
 
-func (s *Score) add(t *TableResult, c *Cell, explained bool) {
+func (s *Score) add(t *TableResult, c *Cell, r Reason, explained bool) {
 	if !c.Published {
 		return
 	}
@@ -59,6 +61,10 @@ func (s *Score) add(t *TableResult, c *Cell, explained bool) {
 		}
 		if explained {
 			s.Explained++
+			if s.ByCause == nil {
+				s.ByCause = map[string]int{}
+			}
+			s.ByCause[r.Cause]++
 		} else {
 			s.Unexplained++
 		}
@@ -92,11 +98,11 @@ func Scorecard(outs []*Outcome, ex *Explanations) (perPaper, perMethod []*Score,
 			t := &o.Tables[ti]
 			for ci := range t.Cells {
 				c := &t.Cells[ci]
-				_, explained := ex.Explain(o.Experiment, t, c)
-				total.add(t, c, explained)
-				get(&perPaper, o.Paper).add(t, c, explained)
+				r, explained := ex.Explain(o.Experiment, t, c)
+				total.add(t, c, r, explained)
+				get(&perPaper, o.Paper).add(t, c, r, explained)
 				if m := t.Key(c, "method"); m != "" {
-					get(&perMethod, o.Paper+" "+m).add(t, c, explained)
+					get(&perMethod, o.Paper+" "+m).add(t, c, r, explained)
 				}
 			}
 		}
@@ -214,7 +220,7 @@ func cellStatus(experiment string, t *TableResult, c *Cell, ex *Explanations) (s
 	if !ok {
 		return "far, " + side, "unexplained"
 	}
-	return "far, " + side, e
+	return "far, " + side, e.Text
 }
 
 // WriteReportTo writes the report's markdown (tables, scorecard,
@@ -248,6 +254,8 @@ func writeReportMarkdown(w io.Writer, outs []*Outcome, experiments []Experiment,
 	}
 	if total.Published > 0 {
 		writeScores(w, append(perPaper, total))
+		fmt.Fprintf(w, "\nWhy the cells more than 3 points away are far (the cause of each cell's explanation; *data*: our file is not the paper's version of the data set; *paper*: the published cell contradicts the paper's own numbers or text, or rests on a protocol we do not repeat; *unstated*: a choice the paper leaves open, measured to move the cell; *spread*: within the measured spread of an unstated random choice):\n\n")
+		writeCauses(w, append(perPaper, total))
 		fmt.Fprintf(w, "\n<details><summary>Per method</summary>\n\n")
 		writeScores(w, perMethod)
 		fmt.Fprintf(w, "\n</details>\n\n")
@@ -306,6 +314,33 @@ func writeReportMarkdown(w io.Writer, outs []*Outcome, experiments []Experiment,
 			}
 			fmt.Fprintf(w, "\n</details>\n\n")
 		}
+	}
+}
+
+// writeCauses writes the far cells of each group by cause, and the
+// largest share within 3 points a re-run on this data could reach: every
+// far cell whose cause is a choice or the spread brought within 3 points,
+// the data and paper causes left (they are not the re-run's to close).
+func writeCauses(w io.Writer, scores []*Score) {
+	fmt.Fprintf(w, "| group | > 3 points |")
+	for _, c := range Causes {
+		fmt.Fprintf(w, " %s |", c)
+	}
+	fmt.Fprintf(w, " unexplained | ≤ 3 now | ≤ 3 at most without the paper's data and corrected cells |\n|---|---|")
+	for range Causes {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintf(w, "---|---|---|\n")
+	for _, s := range scores {
+		if s.Compared == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %d |", s.Group, s.Explained+s.Unexplained)
+		for _, c := range Causes {
+			fmt.Fprintf(w, " %d |", s.ByCause[c])
+		}
+		ceiling := s.Compared - s.ByCause["data"] - s.ByCause["paper"]
+		fmt.Fprintf(w, " %d | %.0f %% | %.0f %% |\n", s.Unexplained, 100*float64(s.Within3)/float64(s.Compared), 100*float64(ceiling)/float64(s.Compared))
 	}
 }
 

@@ -63,8 +63,8 @@ func TestExplanations(t *testing.T) {
 	tab := &TableResult{Name: "seed000 Table II (NCC)", Metric: "error %", Keys: []string{"dataset", "method"}}
 	c := newCell("Zoo", "PCA")
 	c.Ran, c.Published, c.Ours, c.Paper = true, true, 5, 28.8
-	if e, ok := ex.Explain("seed000-II-III", tab, &c); !ok || !strings.Contains(e, "Zoo") {
-		t.Errorf("Zoo better: %q, %v", e, ok)
+	if e, ok := ex.Explain("seed000-II-III", tab, &c); !ok || !strings.Contains(e.Text, "Zoo") || e.Cause != "data" {
+		t.Errorf("Zoo better: %+v, %v", e, ok)
 	}
 	c.Ours = 40 // worse: the rule is for 'better' only
 	if e, ok := ex.Explain("seed000-II-III", tab, &c); ok {
@@ -75,8 +75,9 @@ func TestExplanations(t *testing.T) {
 	}
 	for _, bad := range []struct{ text, want string }{
 		{"a\tb\tc\n", "f:1: 3 tab-separated fields"},
-		{"seed*\tdataset=x\tsideways\ttext\n", "f:1: side"},
-		{"# c\nseed*\tdataset\tany\ttext\n", "f:2: condition"},
+		{"seed*\tdataset=x\tsideways\tdata\ttext\n", "f:1: side"},
+		{"# c\nseed*\tdataset\tany\tdata\ttext\n", "f:2: condition"},
+		{"seed*\tdataset=x\tany\tbad luck\ttext\n", `f:1: cause "bad luck"`},
 	} {
 		if _, err := ParseExplanations("f", bad.text); err == nil || !strings.Contains(err.Error(), bad.want) {
 			t.Errorf("%q: err = %v, want %q", bad.text, err, bad.want)
@@ -260,5 +261,21 @@ func TestWriteTableMarkdown(t *testing.T) {
 	pp, _, total := Scorecard([]*Outcome{{Paper: "p", Tables: []TableResult{*tab}}}, nil)
 	if len(pp) != 1 || total.Published != 3 || total.Compared != 3 || total.Within3 != 1 || total.Within5 != 2 || total.Better3 != 1 || total.Worse3 != 1 || total.Unexplained != 2 {
 		t.Errorf("scorecard %+v", *total)
+	}
+	// With rules, the far cells count by cause, and the ceiling leaves
+	// out the data and paper causes: 3 compared, 1 within 3, Wine's cell
+	// (data) cannot be closed, Zoo's (unstated) can: at most 2 of 3.
+	ex, err := ParseExplanations("f", "x\tdataset=Wine\tany\tdata\tother file\nx\tdataset=Zoo\tbetter\tunstated\ta choice\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, total = Scorecard([]*Outcome{{Experiment: "x", Paper: "p", Tables: []TableResult{*tab}}}, ex)
+	if total.Explained != 2 || total.Unexplained != 0 || total.ByCause["data"] != 1 || total.ByCause["unstated"] != 1 {
+		t.Errorf("scorecard by cause %+v", *total)
+	}
+	b.Reset()
+	writeCauses(&b, []*Score{total})
+	if want := "| all papers | 2 | 1 | 1 | 0 | 0 | 0 | 33 % | 67 % |"; !strings.Contains(b.String(), want) {
+		t.Errorf("causes table lacks %q:\n%s", want, b.String())
 	}
 }

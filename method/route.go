@@ -13,10 +13,9 @@ import (
 // has key, and "name.key=value" to method name only (it wins over an
 // unscoped key, whatever the order). A setting that is not key=value, a
 // key that no selected method has, and a method prefix that is not
-// selected are errors naming option (the flag, e.g. "-p"); the values are
-// checked by New.
-func Route(option string, flags []string, selected []Info) (map[string]map[string]string, error) {
-	name := option
+// selected are errors naming the option name (the flag, e.g. "-p"); the
+// values are checked by New.
+func Route(name string, flags []string, selected []Info) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	names := make([]string, len(selected))
 	for i, info := range selected {

@@ -101,36 +101,29 @@ func (o Overrides) Check() error {
 	return nil
 }
 
-// For returns the settings that apply to method name (nil: none).
+// For returns the settings that apply to method name (nil: none): the
+// unscoped keys the method has and the keys scoped to it, routed as -p
+// (method.Route: a scoped key wins).
 func (o Overrides) For(name string) map[string]string {
-	if len(o) == 0 {
-		return nil
-	}
 	info, err := method.Lookup(name)
-	if err != nil {
+	if len(o) == 0 || err != nil {
 		return nil
 	}
-	var out map[string]string
-	set := func(k, v string) {
-		if out == nil {
-			out = map[string]string{}
-		}
-		out[k] = v
-	}
-	for _, scoped := range []bool{false, true} {
-		for _, kv := range o {
-			k, v, _ := strings.Cut(kv, "=")
-			m, key, isScoped := strings.Cut(k, ".")
-			switch {
-			case isScoped != scoped:
-			case !scoped && info.HasParam(k):
-				set(k, v)
-			case scoped && strings.EqualFold(m, name) && info.HasParam(key):
-				set(key, v)
-			}
+	var mine []string
+	for _, kv := range o {
+		k, _, _ := strings.Cut(kv, "=")
+		if m, key, scoped := strings.Cut(k, "."); scoped && strings.EqualFold(m, name) && info.HasParam(key) || !scoped && info.HasParam(k) {
+			mine = append(mine, kv)
 		}
 	}
-	return out
+	if len(mine) == 0 {
+		return nil
+	}
+	out, err := method.Route("-p", mine, []method.Info{info})
+	if err != nil {
+		return nil // unreachable: every setting kept names a parameter of name
+	}
+	return out[info.Name]
 }
 
 // apply returns base with the settings for name over it (a new map).

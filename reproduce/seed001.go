@@ -133,7 +133,7 @@ func seed001ORL(dataDir, dir string, names []string, ov Overrides) error {
 			return err
 		}
 		err = plot.Scatter(filepath.Join(dir, "seed001_orl_"+n+".png"), z, orl.Y, orl.ClassNames,
-			plot.ScatterOptions{Title: "ORL, all 400 faces: " + n + " (seed 001 Fig. 2)"})
+			plot.ScatterOptions{Title: "ORL, all 400 faces: " + n + " (seed 001 Fig. 2)", MaxLegend: 40, Width: 900, Height: 1000})
 		if err != nil {
 			return err
 		}

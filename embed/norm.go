@@ -23,8 +23,8 @@ const (
 	// NormUnit scales every direction to unit length in the space it lives
 	// in: ‖w‖ = 1 in the input (or explicit feature) space, αᵀK̃α = 1 in a
 	// kernel space — the convention of Cai, He and Han's MATLAB codes
-	// (LGE.m, KGE.m, LDA.m) that most graph-embedding papers ran, and of
-	// seed 000's Algorithm 2 (LQMI).
+	// (LGE.m, KGE.m, LDA.m), widely used for these baselines, and of seed
+	// 000's Algorithm 2 (LQMI).
 	NormUnit Norm = "unit"
 )
 

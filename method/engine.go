@@ -126,7 +126,7 @@ func (e *Engine) Params(s *param.Schema) {
 		param.C("auto", embed.Auto), param.C("dense", embed.Dense), param.C("regression", embed.Regression))
 	solverParam(s, &e.Eigen, "eigen", "eigen-solver (auto: by size and the dimensions wanted)", linalg.EigenSolverByName, linalg.EigenSolverNames())
 	solverParam(s, &e.Linear, "linsolve", "linear solver of the regression route (auto: by size)", linalg.LinearSolverByName, linalg.LinearSolverNames())
-	param.Enum(s, &e.Norm, "norm", "scale of the output directions: auto (the method's convention: the constraint, unit for LQMI), constraint (VᵀBV = I, the problem's own) or unit (unit length in feature space, as Cai's MATLAB codes that the papers ran); it weights the output coordinates against each other, so it changes k-NN, NCC and SVM results, never the subspace",
+	param.Enum(s, &e.Norm, "norm", "scale of the output directions: auto (the method's convention: the constraint, unit for LQMI), constraint (VᵀBV = I, the problem's own) or unit (unit length in feature space, the convention of Cai, He and Han's MATLAB codes); it weights the output coordinates against each other, so it changes k-NN, NCC and SVM results, never the subspace",
 		param.C("auto", embed.Norm("")), param.C("constraint", embed.NormConstraint), param.C("unit", embed.NormUnit))
 }
 

@@ -61,7 +61,7 @@ type RunContext struct {
 	Repeats int
 	// Params are parameter settings over every experiment's own (dimred
 	// reproduce -p; see Overrides); the report's choices list them.
-	Params   Overrides
+	Params   *Overrides
 	Progress func(string)
 }
 
@@ -285,6 +285,7 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 			return nil, err
 		}
 	}
+	rc.Params.Reset()
 	start := time.Now()
 	o, err := e.Run(rc)
 	if err != nil {
@@ -297,8 +298,12 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	if rc.Repeats > 0 {
 		o.Choices = append(o.Choices, fmt.Sprintf("repeats / random splits set to %d by --repeats (not the paper's number)", rc.Repeats))
 	}
-	if len(rc.Params) > 0 {
-		o.Choices = append(o.Choices, fmt.Sprintf("method parameters set on the command line, over the paper's: -p %s (identities: not applied)", strings.Join(rc.Params, " -p ")))
+	if rc.Params != nil {
+		line := fmt.Sprintf("method parameters set on the command line, over the paper's: -p %s", strings.Join(rc.Params.Settings, " -p "))
+		if unused := rc.Params.Unused(); len(unused) > 0 {
+			line += fmt.Sprintf("; matched no method of this experiment: -p %s", strings.Join(unused, " -p "))
+		}
+		o.Choices = append(o.Choices, line)
 	}
 	o.WallSeconds = time.Since(start).Seconds()
 	for _, f := range e.Data {

@@ -134,7 +134,7 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 		Run: func(rc *RunContext) (*Outcome, error) {
 			opt := Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: tables, Datasets: rc.Datasets, Methods: rc.Methods,
 				Seed: rc.seed(0), Nested: nested, Progress: rc.Progress}
-			if len(rc.Params) > 0 {
+			if rc.Params != nil {
 				opt.Params = rc.Params.For
 			}
 			faces := tables == "VII-VIII"
@@ -220,7 +220,7 @@ func figureFiles(outDir string, figs []FigureFile) []Figure {
 
 func runSeed000Figures(rc *RunContext) (*Outcome, error) {
 	opt := FiguresOptions{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Methods: rc.Methods, Seed: rc.seed(0), Progress: rc.Progress}
-	if len(rc.Params) > 0 {
+	if rc.Params != nil {
 		opt.Params = rc.Params.For
 	}
 	if rc.Quick {

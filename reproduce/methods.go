@@ -3,6 +3,7 @@ package reproduce
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
@@ -18,7 +19,7 @@ type PaperMethod struct{ Paper, Ours string }
 // empty: all) with the paper's settings params(name) and the run's
 // overrides ov over them, and returns them with their paper names. A
 // selection that names no method of the list is an error.
-func paperMethods(list []PaperMethod, sel []string, params func(name string) (map[string]string, error), ov Overrides) ([]evaluate.NamedMethod, []string, error) {
+func paperMethods(list []PaperMethod, sel []string, params func(name string) (map[string]string, error), ov *Overrides) ([]evaluate.NamedMethod, []string, error) {
 	var ms []evaluate.NamedMethod
 	var paper []string
 	for _, m := range list {
@@ -68,20 +69,33 @@ var fisherfaces = map[string]string{"fisherfaces": "true", "norm": "unit"}
 // Overrides are parameter settings given for a whole run (dimred
 // reproduce -p), routed as the command line's -p: "key=value" goes to
 // every method of an experiment that has key, "method.key=value" (our
-// method name, e.g. lda.norm=unit) to that method only, and wins over an
+// method name, e.g. sklpp.alpha=1 for seed 000's KLPP column) to that method only, and wins over an
 // unscoped key. They are applied over the experiment's own settings; the
-// report's choices list them. A key that no registered method has is an
-// error (Check).
-type Overrides []string
+// report's choices list them, and say which matched no method of the
+// experiment (Unused). A key that no registered method has is an error
+// (Check). A nil *Overrides sets nothing.
+type Overrides struct {
+	Settings []string
+	mu       sync.Mutex
+	used     map[string]bool
+}
+
+// NewOverrides returns the settings as Overrides (nil when there are none).
+func NewOverrides(settings []string) *Overrides {
+	if len(settings) == 0 {
+		return nil
+	}
+	return &Overrides{Settings: settings}
+}
 
 // Check reports a setting that is not key=value or names a parameter no
 // registered method has.
-func (o Overrides) Check() error {
-	if len(o) == 0 {
+func (o *Overrides) Check() error {
+	if o == nil {
 		return nil
 	}
 	infos := method.All()
-	for _, kv := range o {
+	for _, kv := range o.Settings {
 		k, _, _ := strings.Cut(kv, "=")
 		if m, _, scoped := strings.Cut(k, "."); scoped {
 			// A scoped key is checked against its method only.
@@ -103,14 +117,18 @@ func (o Overrides) Check() error {
 
 // For returns the settings that apply to method name (nil: none): the
 // unscoped keys the method has and the keys scoped to it, routed as -p
-// (method.Route: a scoped key wins).
-func (o Overrides) For(name string) map[string]string {
+// (method.Route: a scoped key wins). The settings returned are marked
+// used.
+func (o *Overrides) For(name string) map[string]string {
+	if o == nil {
+		return nil
+	}
 	info, err := method.Lookup(name)
-	if len(o) == 0 || err != nil {
+	if err != nil {
 		return nil
 	}
 	var mine []string
-	for _, kv := range o {
+	for _, kv := range o.Settings {
 		k, _, _ := strings.Cut(kv, "=")
 		if m, key, scoped := strings.Cut(k, "."); scoped && strings.EqualFold(m, name) && info.HasParam(key) || !scoped && info.HasParam(k) {
 			mine = append(mine, kv)
@@ -123,11 +141,45 @@ func (o Overrides) For(name string) map[string]string {
 	if err != nil {
 		return nil // unreachable: every setting kept names a parameter of name
 	}
+	o.mu.Lock()
+	if o.used == nil {
+		o.used = map[string]bool{}
+	}
+	for _, kv := range mine {
+		o.used[kv] = true
+	}
+	o.mu.Unlock()
 	return out[info.Name]
 }
 
+// Unused returns the settings no For call has used since the last Reset.
+func (o *Overrides) Unused() []string {
+	if o == nil {
+		return nil
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	var out []string
+	for _, kv := range o.Settings {
+		if !o.used[kv] {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// Reset forgets which settings were used (before an experiment runs).
+func (o *Overrides) Reset() {
+	if o == nil {
+		return
+	}
+	o.mu.Lock()
+	o.used = nil
+	o.mu.Unlock()
+}
+
 // apply returns base with the settings for name over it (a new map).
-func (o Overrides) apply(name string, base map[string]string) map[string]string {
+func (o *Overrides) apply(name string, base map[string]string) map[string]string {
 	over := o.For(name)
 	if over == nil {
 		return base

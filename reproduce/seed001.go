@@ -15,7 +15,7 @@ import (
 type Seed001Options struct {
 	Shared string
 	// Params are run-wide parameter settings (none by default).
-	Params Overrides
+	Params *Overrides
 	// DataDir is the data directory ("": Shared/data).
 	DataDir string
 	// OutDir receives the PNG figures (letter error curves, ORL 2-D
@@ -110,7 +110,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 // Belhumeur et al.): Fisherfaces (fisherfaces), whose classes stay spread
 // as the paper's Fig. 3a shows; our default null-space LDA would collapse
 // every training class to a point, as AQMIDA nearly does.
-func seed001ORL(dataDir, dir string, names []string, ov Overrides) error {
+func seed001ORL(dataDir, dir string, names []string, ov *Overrides) error {
 	orl, err := data.Load(filepath.Join(dataDir, "faces", "orl_32x32.csv.gz"), data.Options{})
 	if err != nil {
 		return err

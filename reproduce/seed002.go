@@ -98,7 +98,7 @@ type Seed002Options struct {
 	// graph sizes p (Seed002Sensitivity).
 	Sensitivity bool
 	// Params are run-wide parameter settings over the paper's.
-	Params   Overrides
+	Params   *Overrides
 	Progress func(string)
 }
 
@@ -140,12 +140,12 @@ const seed002Kernels = "linear;poly:degree=2,offset=1;rbf:gamma=1"
 // seed002Method builds a paper column's method with the paper's settings
 // ("" for the baseline: no reduction). graph selects the SR graph
 // ("unsupervised" for Table 2, "" for the labels' own).
-func seed002Method(paper, graphKind string, p int, ov Overrides) (method.Method, error) {
+func seed002Method(paper, graphKind string, p int, ov *Overrides) (method.Method, error) {
 	return seed002MethodWith(paper, graphKind, p, nil, ov)
 }
 
 // seed002MethodWith is seed002Method with extra SR-family parameters.
-func seed002MethodWith(paper, graphKind string, p int, extra map[string]string, ov Overrides) (method.Method, error) {
+func seed002MethodWith(paper, graphKind string, p int, extra map[string]string, ov *Overrides) (method.Method, error) {
 	sr := map[string]string{"ridge": "1"}
 	for k, v := range extra {
 		sr[k] = v
@@ -332,7 +332,7 @@ func meanStd(v []float64) (float64, float64) {
 
 // reduce002 is the embedding of all rows of x by a Table 2 column with
 // dims dimensions (the baseline: x itself). The methods see no labels.
-func reduce002(paper string, x *mat.Dense, dims, p int, ov Overrides) (*mat.Dense, error) {
+func reduce002(paper string, x *mat.Dense, dims, p int, ov *Overrides) (*mat.Dense, error) {
 	m, err := seed002Method(paper, "unsupervised", p, ov)
 	if err != nil {
 		return nil, err

@@ -73,16 +73,16 @@ func seed003Params(name string, sigma float64) (map[string]string, error) {
 // Seed003Options selects what Seed003 runs.
 type Seed003Options struct {
 	Shared   string
-	DataDir  string    // the data directory ("": Shared/data)
-	Sets     []string  // paper names; empty: all three
-	Nus      []int     // training sizes; empty: each set's three
-	Methods  []string  // paper names; empty: all of Seed003Methods
-	Repeats  int       // random splits (default 10)
-	MaxDims  int       // dimensions swept (default 60)
-	Seed     uint64    // default 1
-	Scale    string    // preprocessing (default "unit")
-	Sigma    float64   // RBF width (default DefaultSeed003Sigma)
-	Params   Overrides // run-wide parameter settings over the paper's
+	DataDir  string     // the data directory ("": Shared/data)
+	Sets     []string   // paper names; empty: all three
+	Nus      []int      // training sizes; empty: each set's three
+	Methods  []string   // paper names; empty: all of Seed003Methods
+	Repeats  int        // random splits (default 10)
+	MaxDims  int        // dimensions swept (default 60)
+	Seed     uint64     // default 1
+	Scale    string     // preprocessing (default "unit")
+	Sigma    float64    // RBF width (default DefaultSeed003Sigma)
+	Params   *Overrides // run-wide parameter settings over the paper's
 	Progress func(string)
 }
 

@@ -63,16 +63,16 @@ var Seed004Sets = []Seed004Set{
 // Seed004Options selects what Seed004 runs.
 type Seed004Options struct {
 	Shared   string
-	DataDir  string    // the data directory ("": Shared/data)
-	OutDir   string    // PNG figures (accuracy curves, MNIST embedding); empty: none
-	Sets     []string  // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
-	Methods  []string  // paper names; empty: all of Seed004Methods
-	Params   Overrides // run-wide parameter settings over the paper's
-	Repeats  int       // random splits (default 10)
-	MaxDims  int       // default 120
-	Seed     uint64    // default 1
-	Scale    string    // preprocessing (default "unit": the paper does not say)
-	MNIST    bool      // also the 2-D KNDA embedding of 100 MNIST digits per class
+	DataDir  string     // the data directory ("": Shared/data)
+	OutDir   string     // PNG figures (accuracy curves, MNIST embedding); empty: none
+	Sets     []string   // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
+	Methods  []string   // paper names; empty: all of Seed004Methods
+	Params   *Overrides // run-wide parameter settings over the paper's
+	Repeats  int        // random splits (default 10)
+	MaxDims  int        // default 120
+	Seed     uint64     // default 1
+	Scale    string     // preprocessing (default "unit": the paper does not say)
+	MNIST    bool       // also the 2-D KNDA embedding of 100 MNIST digits per class
 	Progress func(string)
 }
 

@@ -29,7 +29,7 @@ func runReproduce(e *env, args []string) error {
 	repeats := fs.Int("repeats", 0, "replace the papers' numbers of repeats or random splits (0: the paper's; the report says so)")
 	methods := fs.String("m", "", "restrict every experiment to these methods (paper names, comma-separated)")
 	var params multiFlag
-	fs.Var(&params, "p", "method parameter key=value over the papers' settings, for every method that has it, or method.key=value (our method names, e.g. lda.norm=unit); repeatable; the report lists them")
+	fs.Var(&params, "p", "method parameter key=value over the papers' settings, for every method that has it, or method.key=value (our method names, e.g. lda.norm=unit; seed 000's KLPP and LPP columns are sklpp and slpp); repeatable; the report lists them and any that matched no method of an experiment")
 	pos, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -40,7 +40,7 @@ func runReproduce(e *env, args []string) error {
 		return usageError{err}
 	}
 	rc := &reproduce.RunContext{Context: e.ctx, Shared: *shared, Data: *dataDir, OutDir: *out, Quick: *quick, Seed: *seed, Repeats: *repeats,
-		Datasets: splitList(*sets), Methods: splitList(*methods), Params: reproduce.Overrides(params)}
+		Datasets: splitList(*sets), Methods: splitList(*methods), Params: reproduce.NewOverrides(params)}
 	if err := rc.Params.Check(); err != nil {
 		return usageError{err}
 	}

@@ -40,9 +40,10 @@ func TestReproduceCLI(t *testing.T) {
 		t.Fatalf("reproduce seed003-table1: status %d\n%s\n%s", st, out, errs)
 	}
 	pdir := t.TempDir()
-	st, out, errs = run(t, "reproduce", "seed003-table1", "--shared", shared, "--quick", "--datasets", "Yale", "-m", "FDA", "-p", "norm=unit", "--out", pdir)
-	if b, err := os.ReadFile(filepath.Join(pdir, "report.md")); st != 0 || err != nil || !strings.Contains(string(b), "set on the command line, over the paper's: -p norm=unit") {
-		t.Errorf("-p norm=unit: status %d, %v; the report does not list the setting\n%s", st, err, errs)
+	st, out, errs = run(t, "reproduce", "seed003-table1", "--shared", shared, "--quick", "--datasets", "Yale", "-m", "FDA", "-p", "norm=unit", "-p", "sklpp.k=3", "--out", pdir)
+	if b, err := os.ReadFile(filepath.Join(pdir, "report.md")); st != 0 || err != nil ||
+		!strings.Contains(string(b), "set on the command line, over the paper's: -p norm=unit -p sklpp.k=3; matched no method of this experiment: -p sklpp.k=3") {
+		t.Errorf("-p norm=unit -p sklpp.k=3: status %d, %v; the report does not list the settings and the unused one\n%s", st, err, errs)
 	}
 	dir := t.TempDir()
 	st, out, errs = run(t, "reproduce", "--experiment", "seed003-fig1", "--shared", shared, "--out", dir)

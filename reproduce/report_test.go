@@ -187,6 +187,8 @@ func TestQuickReport(t *testing.T) {
 		"AQMIDA has a lower error than LDA at dimensions",
 		"KQMI with a ridge and GDA span the same subspace", // identities: a finding that holds
 		"— holds on our runs",
+		"Why the cells more than 3 points away are far",
+		"| group | > 3 points | data | unstated | paper | spread | unexplained | ≤ 3 now | ≤ 3 at most without the paper's data and corrected cells |",
 	} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("report.md lacks %q", want)

@@ -73,9 +73,10 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	prob := &embed.Problem{Space: embed.Linear{}, Objective: graph.BetweenClass(y),
 		Constraint: graph.WithinClass(y), Ridge: m.Ridge, Dims: dims, MaxDims: c - 1, Solver: embed.Dense}
 	m.Engine.apply(prob)
-	if n, _ := x.Dims(); m.Ridge > 0 || !symSingular(withinScatter(x, y), n-c) {
+	if m.Ridge > 0 {
 		return fit("lda", prob, x)
 	}
+	// Here d > n ≥ n − C: S_w is singular without forming its d×d matrix.
 	n, _ := x.Dims()
 	pca, err := PCA{}.Fit(x, nil, 0)
 	if err != nil {

@@ -234,11 +234,7 @@ func (m LQMI) fitScatter(s *embed.Scatter, c, dims int) (*Fitted, error) {
 	if m.Norm == "" {
 		prob.Norm = embed.NormUnit // Algorithm 2 normalises its directions
 	}
-	f, err := solveScatter("lqmi", m.Engine, prob, s)
-	if err != nil {
-		return nil, err
-	}
-	return f, nil
+	return solveScatter("lqmi", m.Engine, prob, s)
 }
 
 func scaledSymMat(f float64, m *mat.SymDense) *mat.SymDense {

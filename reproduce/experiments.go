@@ -13,9 +13,9 @@ import (
 // Experiments lists every experiment of ../shared/papers/README.md, in
 // paper order. Each is a value: what it reads, what it sits beside and
 // how long it takes; the runs reuse the per-paper protocols (Seed000 …
-// Seed004). Minutes are wall times measured on the project's 2 cores,
-// shared with other jobs (the run of docs/reproduction/report.md,
-// 2026-11-22/23).
+// Seed004). Minutes are wall times measured on the project's 2 cores
+// (the runs of docs/reproduction/report.md, 2026-11-22/23; some shared
+// with other jobs).
 func Experiments() []Experiment {
 	uci := func(names ...string) []string {
 		var out []string
@@ -30,7 +30,7 @@ func Experiments() []Experiment {
 	}
 	return []Experiment{
 		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 10.5, 0.3),
-		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 73, 1),
+		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 30, 1),
 		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 1.5, 0.2),
 		{
 			Name: "seed000-figures", Paper: "seed000",
@@ -74,7 +74,7 @@ func Experiments() []Experiment {
 			Name: "seed002-table3", Paper: "seed002",
 			Title:     "Table 3: CMU PIE (our file: 10 persons, not 68), supervised, linear SVM on the reduced data, 30 random splits",
 			Data:      []string{"faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 15, QuickMinutes: 0.1,
+			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 3, QuickMinutes: 0.1,
 			Run: seed002Runner("3"),
 		},
 		{
@@ -88,7 +88,7 @@ func Experiments() []Experiment {
 			Name: "seed003-table1", Paper: "seed003",
 			Title:     "Table 1: 1-NN accuracy of 15 methods on Yale, ORL and PIE (10 persons) with ν training images per person, 10 random splits",
 			Data:      []string{"faces/yale_32x32.csv.gz", "faces/orl_32x32.csv.gz", "faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 4, QuickMinutes: 0.1,
+			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 1.5, QuickMinutes: 0.1,
 			Run: runSeed003,
 		},
 		{
@@ -101,7 +101,7 @@ func Experiments() []Experiment {
 			Name: "seed004-tables1-2", Paper: "seed004",
 			Title:     "Tables 1-2: best 1-NN recognition rate over dimensions on ORL (5 per person) and Extended Yale B (30 per person), 10 random splits; accuracy curves",
 			Data:      []string{"faces/orl_32x32.csv.gz", "faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 8.5, QuickMinutes: 0.1,
+			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 1.6, QuickMinutes: 0.1,
 			Run: runSeed004,
 		},
 		{

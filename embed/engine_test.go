@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sort"
 	"strings"
 	"testing"
 
@@ -115,105 +114,6 @@ func engMaxAbs(a mat.Matrix) float64 {
 	return d
 }
 
-// engScatters returns S_b = Σ_c n_c(μ_c−μ)(μ_c−μ)ᵀ and
-// S_w = Σ_c Σ_{yᵢ=c} (xᵢ−μ_c)(xᵢ−μ_c)ᵀ over the labelled rows, by the
-// textbook sums.
-func engScatters(x *mat.Dense, y []int) (sb, sw *mat.SymDense) {
-	n, d := x.Dims()
-	c := 0
-	for _, v := range y {
-		c = max(c, v+1)
-	}
-	mu := make([]float64, d)
-	muc := make([][]float64, c)
-	cnt := make([]float64, c)
-	for k := range muc {
-		muc[k] = make([]float64, d)
-	}
-	nl := 0.0
-	for i := 0; i < n; i++ {
-		if y[i] < 0 {
-			continue
-		}
-		nl++
-		cnt[y[i]]++
-		for j := 0; j < d; j++ {
-			mu[j] += x.At(i, j)
-			muc[y[i]][j] += x.At(i, j)
-		}
-	}
-	for j := range mu {
-		mu[j] /= nl
-		for k := 0; k < c; k++ {
-			if cnt[k] > 0 {
-				muc[k][j] /= cnt[k]
-			}
-		}
-	}
-	sb = mat.NewSymDense(d, nil)
-	sw = mat.NewSymDense(d, nil)
-	for k := 0; k < c; k++ {
-		for a := 0; a < d; a++ {
-			for b := a; b < d; b++ {
-				sb.SetSym(a, b, sb.At(a, b)+cnt[k]*(muc[k][a]-mu[a])*(muc[k][b]-mu[b]))
-			}
-		}
-	}
-	for i := 0; i < n; i++ {
-		if y[i] < 0 {
-			continue
-		}
-		m := muc[y[i]]
-		for a := 0; a < d; a++ {
-			for b := a; b < d; b++ {
-				sw.SetSym(a, b, sw.At(a, b)+(x.At(i, a)-m[a])*(x.At(i, b)-m[b]))
-			}
-		}
-	}
-	return sb, sw
-}
-
-// engCholGenEig solves S_b·v = λ·S_w·v (S_w positive definite) by the
-// textbook reduction: S_w = L·Lᵀ, C = L⁻¹·S_b·L⁻ᵀ, C·z = λ·z, v = L⁻ᵀ·z.
-// Values are returned in decreasing order.
-func engCholGenEig(t *testing.T, sb, sw *mat.SymDense) ([]float64, *mat.Dense) {
-	t.Helper()
-	var ch mat.Cholesky
-	if !ch.Factorize(sw) {
-		t.Fatal("S_w is not positive definite")
-	}
-	var l, li mat.TriDense
-	ch.LTo(&l)
-	if err := li.InverseTri(&l); err != nil {
-		t.Fatal(err)
-	}
-	var tmp, c mat.Dense
-	tmp.Mul(&li, sb)
-	c.Mul(&tmp, li.T())
-	var es mat.EigenSym
-	if !es.Factorize(linalg.Symmetrize(&c), true) {
-		t.Fatal("EigenSym failed")
-	}
-	vals := es.Values(nil)
-	var z mat.Dense
-	es.VectorsTo(&z)
-	d := len(vals)
-	idx := make([]int, d)
-	for i := range idx {
-		idx[i] = i
-	}
-	sort.Slice(idx, func(a, b int) bool { return vals[idx[a]] > vals[idx[b]] })
-	outVals := make([]float64, d)
-	zs := mat.NewDense(d, d, nil)
-	for j, k := range idx {
-		outVals[j] = vals[k]
-		zs.SetCol(j, mat.Col(nil, k, &z))
-	}
-	var v mat.Dense
-	v.Mul(li.T(), zs)
-	return outVals, &v
-}
-
 // (a) LDA as a Problem (Linear space, Objective BetweenClass, Constraint
 // WithinClass, Dense solver) equals the generalized eigen-solution of the
 // textbook scatter matrices S_b·v = λ·S_w·v: eigenvalues to 1e-9
@@ -243,8 +143,8 @@ func TestFitLDAEqualsDirectScatterSolution(t *testing.T) {
 		y    []int
 	}{{"iris", xi, yi}, {"random with unlabeled rows", xr, yr}} {
 		t.Run(tc.name, func(t *testing.T) {
-			sb, sw := engScatters(tc.x, tc.y)
-			wantVals, wantV := engCholGenEig(t, sb, sw)
+			sb, sw := testdata.ClassScatters(tc.x, tc.y)
+			wantVals, wantV := testdata.CholGenEig(t, sb, sw)
 			p := &Problem{Space: Linear{}, Objective: graph.BetweenClass(tc.y), Constraint: graph.WithinClass(tc.y),
 				Solver: Dense, MaxDims: 2}
 			res, err := p.Fit(tc.x)
@@ -304,7 +204,7 @@ func engMinmax(x *mat.Dense) *mat.Dense { return testdata.MinMax(x) }
 // a = U_r·c is restricted to range(K̃) with the rank cut applied to K̃
 // itself (μ > 1e-10·μ_max; directions below map every point to ≈ 0), and
 // the r×r problem (Λ_rU_rᵀAU_rΛ_r)·c = λ·(Λ_rU_rᵀBU_rΛ_r + ε·Λ_r)·c is
-// solved by the Cholesky reduction of engCholGenEig. It returns the top k
+// solved by the Cholesky reduction of testdata.CholGenEig. It returns the top k
 // values and the transform of xn.
 func engKernelDirect(t *testing.T, k kernel.Kernel, x, xn *mat.Dense, a, b *mat.SymDense, eps float64, kk int) ([]float64, *mat.Dense) {
 	t.Helper()
@@ -352,7 +252,7 @@ func engKernelDirect(t *testing.T, k kernel.Kernel, x, xn *mat.Dense, a, b *mat.
 	for c, j := range keep {
 		br.Set(c, c, br.At(c, c)+eps*mu[j])
 	}
-	vals, cz := engCholGenEig(t, linalg.Symmetrize(&ar), linalg.Symmetrize(&br))
+	vals, cz := testdata.CholGenEig(t, linalg.Symmetrize(&ar), linalg.Symmetrize(&br))
 	ur := mat.NewDense(n, r, nil)
 	for c, j := range keep {
 		ur.SetCol(c, mat.Col(nil, j, &u))

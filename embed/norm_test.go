@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/graph"
+	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/kernel"
 )
 
@@ -16,7 +17,7 @@ import (
 // column is the constraint column times one positive factor (so the same
 // subspace, direction by direction, and the same values), and its length
 // in feature space — ‖w‖ in the linear space, αᵀK̃α in a kernel space,
-// computed here from a Gram matrix built separately — is 1. Both routes
+// with K̃ written out by testdata.CentredRBF — is 1. Both routes
 // (dense, regression) and the statistics path are covered.
 func TestNormUnit(t *testing.T) {
 	x, y := engIris(t)
@@ -42,7 +43,7 @@ func TestNormUnit(t *testing.T) {
 			vc, vu := engCoef(t, c.Model), engCoef(t, u.Model)
 			var metric *mat.Dense
 			if _, ok := tc.space.(Kernel); ok {
-				metric = centredGram(t, kern, x)
+				metric, _ = testdata.CentredRBF(x, 1) // kern is RBF(1): exp(−‖x−y‖²/2)
 			}
 			_, k := vu.Dims()
 			for j := 0; j < k; j++ {
@@ -95,30 +96,4 @@ func length(v mat.Vector, m *mat.Dense) float64 {
 	var mv mat.VecDense
 	mv.MulVec(m, v)
 	return math.Sqrt(mat.Dot(v, &mv))
-}
-
-// centredGram builds K̃ = HKH for kernel k on x from the kernel function.
-func centredGram(t *testing.T, k kernel.Kernel, x *mat.Dense) *mat.Dense {
-	t.Helper()
-	n, _ := x.Dims()
-	g := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			g.Set(i, j, k.Eval(x.RawRowView(i), x.RawRowView(j)))
-		}
-	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	var hk, hkh mat.Dense
-	hk.Mul(h, g)
-	hkh.Mul(&hk, h)
-	return &hkh
 }

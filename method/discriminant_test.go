@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/internal/testdata"
 )
 
 // nullSpaceData returns C classes of m rows in d dimensions whose
@@ -100,10 +102,11 @@ func TestLDANullSpaceKept(t *testing.T) {
 // TestLDAUnitNormMatchesFisherfaces checks lda with fisherfaces=true and
 // norm=unit against Fisherfaces computed here independently (Belhumeur et
 // al. 1997, as Cai's LDA.m normalises it): the centred rows projected on
-// their n − C leading right singular vectors (gonum's SVD), S_w and S_b
-// summed there, S_w = LLᵀ (gonum's Cholesky), the leading eigenvectors of
-// L⁻¹S_bL⁻ᵀ mapped back by L⁻ᵀ and the PCA basis, each scaled to unit
-// length. The training embeddings agree column by column up to sign.
+// their n − C leading right singular vectors (gonum's SVD), the textbook
+// S_w and S_b there and their Cholesky reduction (testdata.ClassScatters,
+// testdata.CholGenEig), mapped back by the PCA basis, each direction
+// scaled to unit length. The training embeddings agree column by column up
+// to sign.
 func TestLDAUnitNormMatchesFisherfaces(t *testing.T) {
 	const c, m, d = 5, 6, 40
 	x, y := nullSpaceData(c, m, d, 7)
@@ -132,62 +135,17 @@ func TestLDAUnitNormMatchesFisherfaces(t *testing.T) {
 	}
 	var v mat.Dense
 	svd.VTo(&v)
-	r := n - c
-	p := v.Slice(0, d, 0, r)
+	p := v.Slice(0, d, 0, n-c)
 	var u mat.Dense
 	u.Mul(xc, p)
-	means := mat.NewDense(c, r, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < r; j++ {
-			means.Set(y[i], j, means.At(y[i], j)+u.At(i, j)/m)
-		}
-	}
-	sw, sb := mat.NewSymDense(r, nil), mat.NewSymDense(r, nil)
-	for i := 0; i < n; i++ {
-		for a := 0; a < r; a++ {
-			for b := a; b < r; b++ {
-				sw.SetSym(a, b, sw.At(a, b)+(u.At(i, a)-means.At(y[i], a))*(u.At(i, b)-means.At(y[i], b)))
-			}
-		}
-	}
-	for k := 0; k < c; k++ {
-		for a := 0; a < r; a++ {
-			for b := a; b < r; b++ {
-				sb.SetSym(a, b, sb.At(a, b)+m*means.At(k, a)*means.At(k, b))
-			}
-		}
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(sw) {
-		t.Fatal("S_w not positive definite after the n − C PCA step")
-	}
-	var l, li mat.TriDense
-	ch.LTo(&l)
-	if err := li.InverseTri(&l); err != nil {
-		t.Fatal(err)
-	}
-	var t1, t2 mat.Dense
-	t1.Mul(&li, sb)
-	t2.Mul(&t1, li.T())
-	red := mat.NewSymDense(r, nil)
-	for a := 0; a < r; a++ {
-		for b := a; b < r; b++ {
-			red.SetSym(a, b, (t2.At(a, b)+t2.At(b, a))/2)
-		}
-	}
-	var es mat.EigenSym
-	if !es.Factorize(red, true) {
-		t.Fatal("eigen-decomposition failed")
-	}
-	var q, w1, w mat.Dense
-	es.VectorsTo(&q)
-	w1.Mul(li.T(), q.Slice(0, r, r-(c-1), r)) // ascending: the last C−1
-	w.Mul(p, &w1)
-	var want mat.Dense
+	sb, sw := testdata.ClassScatters(&u, y)
+	_, w1 := testdata.CholGenEig(t, sb, sw)
+	var w, want mat.Dense
+	w.Mul(p, w1.Slice(0, n-c, 0, c-1)) // decreasing eigenvalues
 	want.Mul(xc, &w)
 	for j := 0; j < c-1; j++ {
-		col := want.ColView(c - 2 - j) // largest eigenvalue first
-		scale := 1 / mat.Norm(w.ColView(c-2-j), 2)
+		col := want.ColView(j)
+		scale := 1 / mat.Norm(w.ColView(j), 2)
 		sign := 1.0
 		if mat.Dot(col, z.ColView(j)) < 0 {
 			sign = -1

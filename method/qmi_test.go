@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/param"
@@ -42,37 +43,6 @@ func denseQMIGraph(y []int) *mat.Dense {
 		}
 	}
 	return m
-}
-
-// centredRBF returns the centred Gram matrix H·K·H of exp(−‖xᵢ−xⱼ‖²/(2σ²)),
-// written out (no package kernel), and the raw Gram matrix.
-func centredRBF(x *mat.Dense, sigma float64) (kc, k *mat.Dense) {
-	n, d := x.Dims()
-	k = mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			r2 := 0.0
-			for l := 0; l < d; l++ {
-				r := x.At(i, l) - x.At(j, l)
-				r2 += r * r
-			}
-			k.Set(i, j, math.Exp(-r2/(2*sigma*sigma)))
-		}
-	}
-	h := mat.NewDense(n, n, nil)
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := -1 / float64(n)
-			if i == j {
-				v++
-			}
-			h.Set(i, j, v)
-		}
-	}
-	kc = new(mat.Dense)
-	kc.Mul(h, k)
-	kc.Mul(kc, h)
-	return kc, k
 }
 
 // algorithm1 is seed 000's Algorithm 1 with a spectral filter, written out
@@ -205,7 +175,7 @@ func TestKQMIMatchesDenseAlgorithm1(t *testing.T) {
 	for i, r := range tr {
 		ytr[i] = y[r]
 	}
-	kc, kraw := centredRBF(xtr, 1)
+	kc, kraw := testdata.CentredRBF(xtr, 1)
 	mp := denseQMIGraph(ytr)
 	meanDiag := 0.0
 	for i := range tr {

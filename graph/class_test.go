@@ -275,59 +275,39 @@ func TestEigIndicatorSpan(t *testing.T) {
 	}
 }
 
-// clsScatters computes, by the textbook sums over the labelled rows,
-// S_b = Σ_c n_c(μ_c−μ)(μ_c−μ)ᵀ, S_w = Σ_c Σ_{yᵢ=c}(xᵢ−μ_c)(xᵢ−μ_c)ᵀ and
-// S_t = Σᵢ(xᵢ−μ)(xᵢ−μ)ᵀ, and the labelled mean μ.
+// clsScatters returns, by the textbook sums over the labelled rows,
+// S_b = Σ_c n_c(μ_c−μ)(μ_c−μ)ᵀ and S_w = Σ_c Σ_{yᵢ=c}(xᵢ−μ_c)(xᵢ−μ_c)ᵀ
+// (testdata.ClassScatters), S_t = Σᵢ(xᵢ−μ)(xᵢ−μ)ᵀ summed separately, and
+// the labelled mean μ.
 func clsScatters(x *mat.Dense, y []int) (sb, sw, st *mat.Dense, mu []float64) {
+	sbs, sws := testdata.ClassScatters(x, y)
 	n, d := x.Dims()
-	c := data.NumClasses(y)
 	mu = make([]float64, d)
-	muc := make([][]float64, c)
-	nc := make([]float64, c)
-	for k := range muc {
-		muc[k] = make([]float64, d)
-	}
 	nl := 0.0
 	for i := 0; i < n; i++ {
 		if y[i] < 0 {
 			continue
 		}
 		nl++
-		nc[y[i]]++
 		for j := 0; j < d; j++ {
 			mu[j] += x.At(i, j)
-			muc[y[i]][j] += x.At(i, j)
 		}
 	}
-	for j := 0; j < d; j++ {
+	for j := range mu {
 		mu[j] /= nl
-		for k := 0; k < c; k++ {
-			if nc[k] > 0 {
-				muc[k][j] /= nc[k]
-			}
-		}
 	}
-	sb, sw, st = mat.NewDense(d, d, nil), mat.NewDense(d, d, nil), mat.NewDense(d, d, nil)
-	for k := 0; k < c; k++ {
-		for a := 0; a < d; a++ {
-			for b := 0; b < d; b++ {
-				sb.Set(a, b, sb.At(a, b)+nc[k]*(muc[k][a]-mu[a])*(muc[k][b]-mu[b]))
-			}
-		}
-	}
+	st = mat.NewDense(d, d, nil)
 	for i := 0; i < n; i++ {
 		if y[i] < 0 {
 			continue
 		}
-		m := muc[y[i]]
 		for a := 0; a < d; a++ {
 			for b := 0; b < d; b++ {
-				sw.Set(a, b, sw.At(a, b)+(x.At(i, a)-m[a])*(x.At(i, b)-m[b]))
 				st.Set(a, b, st.At(a, b)+(x.At(i, a)-mu[a])*(x.At(i, b)-mu[b]))
 			}
 		}
 	}
-	return sb, sw, st, mu
+	return mat.DenseCopyOf(sbs), mat.DenseCopyOf(sws), st, mu
 }
 
 func clsQuad(x *mat.Dense, g Operator) *mat.Dense {

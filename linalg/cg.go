@@ -34,7 +34,7 @@ import (
 // the operators are.
 type CG struct {
 	// Tol is the relative residual ‖A·x − b‖/‖b‖ every column must reach.
-	// If zero, it is defaulted to 1e-10.
+	// If zero, it is defaulted to DefaultCGTol.
 	Tol float64
 	// MaxIter bounds the iterations. If zero, it is defaulted to 2n + 100:
 	// CG ends in at most n steps in exact arithmetic, rounding (loss of
@@ -46,6 +46,9 @@ type CG struct {
 	// A⁻¹ (for instance NystromPreconditioner). Nil means none.
 	Precond SymOperator
 }
+
+// DefaultCGTol is CG's relative residual tolerance when none is given.
+const DefaultCGTol = 1e-10
 
 // Name implements LinearSolver.
 func (CG) Name() string { return "cg" }
@@ -69,7 +72,7 @@ func (s CG) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) (*mat.Dens
 	}
 	tol := s.Tol
 	if tol == 0 {
-		tol = 1e-10
+		tol = DefaultCGTol
 	}
 	if !(tol > 0) {
 		return nil, nil, fmt.Errorf("linalg: cg: Tol = %v, must be positive", s.Tol)

@@ -22,7 +22,7 @@ type NystromCG struct {
 	// Rank ℓ of the preconditioner (0: min(n/10, DefaultNystromRank), at
 	// least 10).
 	Rank int
-	Tol  float64 // CG tolerance (0: 1e-10)
+	Tol  float64 // CG tolerance (0: DefaultCGTol)
 	// MaxIter bounds the CG iterations (0: CG's default).
 	MaxIter int
 	Seed    uint64
@@ -85,7 +85,7 @@ func (s NystromCG) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) (*m
 	if np, ok := p.(*nystromPrecond); ok {
 		tol := s.Tol
 		if tol == 0 {
-			tol = 1e-10
+			tol = DefaultCGTol
 		}
 		kappa := (np.lambda[len(np.lambda)-1] + sh.Sigma) / sh.Sigma
 		if 0.5*math.Sqrt(kappa)*math.Log(2/tol) > float64(cg.MaxIter) {

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -57,9 +58,7 @@ func seed003Params(name string, sigma float64) (map[string]string, error) {
 	}
 	p := map[string]string{}
 	if name == "lda" {
-		for k, v := range fisherfaces {
-			p[k] = v
-		}
+		maps.Copy(p, fisherfaces)
 	}
 	for _, prm := range info.Params {
 		if prm.Name == "sigma" {

@@ -2,6 +2,7 @@ package reproduce
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -37,9 +38,7 @@ func seed004Params(name string) (map[string]string, error) {
 		}
 	}
 	if name == "lda" {
-		for k, v := range fisherfaces {
-			p[k] = v
-		}
+		maps.Copy(p, fisherfaces)
 	}
 	if name == "lpp" || name == "slpp" { // "before conducting LPP we first run PCA" (§4.2)
 		p["pca"] = "0.9"

@@ -28,9 +28,6 @@ const (
 	NormUnit Norm = "unit"
 )
 
-// Norms lists the normalisations accepted by Problem.Norm.
-var Norms = []Norm{NormConstraint, NormUnit}
-
 func (n Norm) check() error {
 	switch n {
 	case "", NormConstraint, NormUnit:

@@ -38,6 +38,7 @@ func TestDefaultExplanationsCells(t *testing.T) {
 		{"seed000-IV-V", "seed000 Table IV (SVM-lin)", "error %", seed000, []string{"Glass", "GDA"}, 28.04, 46.89, "regulariser"},
 		{"seed000-II-III", "seed000 Table III (3-NN)", "error %", seed000, []string{"Sonar", "LPP"}, 13.94, 22.29, "0/1 edge"},
 		{"seed000-IV-V", "seed000 Table IV (SVM-lin)", "error %", seed000, []string{"Sonar", "LPP"}, 18.75, 23.75, "0/1 edge"},
+		{"seed000-II-III", "seed000 Table III (3-NN)", "error %", seed000, []string{"Glass", "KLPP"}, 35.51, 31.69, "0/1 edge"},
 		{"seed000-VII-VIII", "seed000 Table VIII (3-NN)", "error %", seed000, []string{"YALE", "LPP"}, 30.30, 11.24, "JAFFE"},
 		{"seed000-VII-VIII", "seed000 Table VII (NCC)", "error %", seed000, []string{"YALE", "LPP"}, 30.91, 35.34, ""},
 		{"seed000-VII-VIII", "seed000 Table VII (NCC)", "error %", seed000, []string{"YALE", "KQMI"}, 15.15, 10.22, ""},

@@ -69,3 +69,34 @@ func TestSeed003Fig1(t *testing.T) {
 		t.Fatalf("figure: %v, %d×%d; want a 1500×400 PNG", err, cfg.Width, cfg.Height)
 	}
 }
+
+// The re-run's baselines follow the MFA paper's protocol: FDA is
+// Fisherfaces and MFA runs after PCA to n − C components (45 training rows
+// of 15 classes: 30), the kernel methods get the table's RBF width, and
+// the MIE family keeps its defaults.
+func TestSeed003Params(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want map[string]string
+	}{
+		{"mfa", map[string]string{"pca": "30"}},
+		{"lda", map[string]string{"fisherfaces": "true", "norm": "unit"}},
+		{"gda", map[string]string{"kernel": "rbf", "sigma": "1"}},
+		{"kmfa", map[string]string{"kernel": "rbf", "sigma": "1"}},
+		{"mie0", map[string]string{}},
+		{"lpp", map[string]string{}},
+	} {
+		p, err := seed003Params(tc.name, 1, 45, 15)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p) != len(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, p, tc.want)
+		}
+		for k, v := range tc.want {
+			if p[k] != v {
+				t.Errorf("%s: %s = %q, want %q", tc.name, k, p[k], v)
+			}
+		}
+	}
+}

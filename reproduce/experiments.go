@@ -405,6 +405,9 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 	return func(rc *RunContext) (*Outcome, error) {
 		opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: []string{table}, Datasets: rc.Datasets, Methods: rc.Methods,
 			Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
+		if table == "2" {
+			opt.ClusterScale = rc.scale("")
+		}
 		if rc.Quick {
 			opt.Runs, opt.KPCADims, opt.Repeats, opt.PerClass = 3, 5, 2, []int{10}
 			if len(opt.Datasets) == 0 {
@@ -439,7 +442,7 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
-	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), ClusterScale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
 	if rc.Quick {
 		opt.Runs = 3
 		if len(opt.Datasets) == 0 {
@@ -466,7 +469,7 @@ func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed003(rc *RunContext) (*Outcome, error) {
-	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
 	if rc.Quick {
 		opt.Repeats, opt.MaxDims, opt.Nus = 2, 20, []int{2}
 		if len(opt.Sets) == 0 {
@@ -523,7 +526,7 @@ func runSeed003Fig1(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed004(rc *RunContext) (*Outcome, error) {
-	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
 	if len(opt.Sets) == 0 {
 		opt.Sets = []string{"ORL", "ExtendedYaleB"}
 	}

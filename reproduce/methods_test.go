@@ -52,3 +52,62 @@ func TestOverrides(t *testing.T) {
 		}
 	}
 }
+
+// RunContext.Scale (dimred reproduce --scale) replaces the face rows'
+// preprocessing of seed 003 — the same cells as a run with Seed003Options.Scale
+// set directly, different from the unit-length rows — and the report's
+// choices say so; an experiment whose preprocessing is fixed says it was
+// not applied.
+func TestRunContextScale(t *testing.T) {
+	sh := shared(t, "data/faces/yale_32x32.csv.gz", "papers/tables/seed003_table1_faces.tsv", "data/uci/iris.arff", "data/uci/wine.arff",
+		"data/uci/glass.arff", "data/uci/ionosphere.arff", "data/uci/vowel.arff")
+	exps := map[string]Experiment{}
+	for _, e := range Experiments() {
+		exps[e.Name] = e
+	}
+	cell := func(o *Outcome) float64 {
+		for _, c := range o.Tables[0].Cells {
+			if c.Ran {
+				return c.Ours
+			}
+		}
+		t.Fatal("no cell ran")
+		return 0
+	}
+	rc := &RunContext{Shared: sh, Quick: true, Methods: []string{"PCA"}, Scale: "zscore"}
+	z, err := Execute(exps["seed003-table1"], rc, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.Scale = ""
+	u, err := Execute(exps["seed003-table1"], rc, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Seed003(Seed003Options{Shared: sh, Sets: []string{"Yale"}, Nus: []int{2}, Methods: []string{"PCA"}, Repeats: 2, MaxDims: 20, Scale: "zscore"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 100 * (1 - rows[0].Ours.MinError); cell(z) != want || cell(u) == want {
+		t.Errorf("Yale ν=2 PCA: --scale zscore %.4f, unit rows %.4f; Seed003 with Scale zscore %.4f", cell(z), cell(u), want)
+	}
+	has := func(o *Outcome, s string) bool {
+		for _, c := range o.Choices {
+			if strings.Contains(c, s) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has(z, `preprocessing set to "zscore" by --scale`) || has(u, "--scale") {
+		t.Errorf("choices with --scale %q, without %q", z.Choices, u.Choices)
+	}
+	rc.Scale = "zscore"
+	id, err := Execute(exps["identities"], rc, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !has(id, `--scale "zscore" not applied`) {
+		t.Errorf("identities' choices %q do not say --scale was not applied", id.Choices)
+	}
+}

@@ -73,10 +73,13 @@ const (
 	veMaxShifts = 12
 )
 
-// Choices of VariationalParams.Weights and EMParams.Step.
+// Choices of VariationalParams.Weights, VariationalParams.MStep and
+// EMParams.Step.
 const (
 	VETangent     = "tangent"
 	VEPaper       = "paper"
+	VEOrthonormal = "orthonormal"
+	VERatio       = "ratio"
 	VESafeguarded = "safeguarded"
 	VEPlain       = "plain"
 )
@@ -91,7 +94,16 @@ type VariationalParams struct {
 	// Weights: VETangent (default: wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²)/δᵢⱼ²) or
 	// VEPaper (wᵢⱼ = cᵢⱼ·exp(−dᵢⱼ²/δᵢⱼ²), seed 003 eq. 7 and §3.3).
 	Weights string
-	Search  graph.Search
+	// MStep: VEOrthonormal (default; eq. 9-10 as printed: min tr(TᵀΦᵀLΦT)
+	// with TᵀT = I, or AᵀK̃A = I) or VERatio (the graph-embedding
+	// framework the paper cites for the M-step, Yan et al. 2007: the
+	// graph's positive, same-class edges W⁺ are the intrinsic graph and
+	// its negative edges −W⁻ the penalty graph, min tr(TᵀΦᵀL⁺ΦT) with
+	// TᵀΦᵀL⁻ΦT = I). The ratio form is invariant to scaling either graph,
+	// so with classes of equal size MIE₀ and BERE₀ coincide under it. Only
+	// the initial-graph members declare it (mstepParam).
+	MStep  string
+	Search graph.Search
 	// Context, when not nil, cancels the fit between EM iterations and
 	// inside the Gram matrix and the eigen-solves (method.FitContext sets
 	// it).
@@ -125,6 +137,15 @@ type EMParams struct {
 	// Progress, if set, receives one line per iteration (the CLI writes
 	// them to stderr).
 	Progress func(string)
+}
+
+// mstepParam declares the M-step form of the initial-graph members (MIE₀,
+// BERE₀ and their kernel forms). The EM members keep the printed form:
+// under the ratio form the penalty edges vanish once the classes separate
+// (their heat weights underflow), leaving no constraint.
+func mstepParam(s *param.Schema, m *string) {
+	param.Enum(s, m, "mstep", "M-step: orthonormal (eq. 9-10 as printed: min tr(TᵀΦᵀLΦT), TᵀT = I) or ratio (the graph-embedding framework's form the paper cites: same-class edges the intrinsic graph, other-class edges the penalty graph, min tr(TᵀΦᵀL⁺ΦT) with TᵀΦᵀL⁻ΦT = I)",
+		param.Names(VEOrthonormal, VERatio)...)
 }
 
 // Params declares the iteration parameters.
@@ -165,6 +186,7 @@ type ve struct {
 	start   graph.Metric      // where the initial graph is built
 	bw      graph.Bandwidth
 	tangent bool
+	ratio   bool // MStep == VERatio
 	dims    int
 	eigen   linalg.EigenSolver
 }
@@ -178,6 +200,9 @@ func criterion(ber bool, y []int) (*graph.ClassBlock, error) {
 }
 
 func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result, error) {
+	if v.ratio {
+		return v.solveRatio(w)
+	}
 	l, err := graph.LaplacianOf(w)
 	if err != nil {
 		return nil, err
@@ -196,6 +221,38 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 	r, err := prob.SolveContext(v.ctx, v.prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.name, err)
+	}
+	return r, nil
+}
+
+// solveRatio is the M-step in the graph-embedding framework's ratio form
+// (MStep = VERatio): the positive edges of w are the intrinsic graph, the
+// magnitudes of its negative edges the penalty graph, and the directions
+// minimise tr(TᵀΦᵀL⁺ΦT) under TᵀΦᵀL⁻ΦT = I.
+func (v *ve) solveRatio(w *mat.SymDense) (*embed.Result, error) {
+	n := w.SymmetricDim()
+	pos, neg := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if x := w.At(i, j); x > 0 {
+				pos.SetSym(i, j, x)
+			} else if x < 0 {
+				neg.SetSym(i, j, -x)
+			}
+		}
+	}
+	lp, err := graph.LaplacianOf(pos)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := graph.LaplacianOf(neg)
+	if err != nil {
+		return nil, err
+	}
+	prob := &embed.Problem{Objective: lp, Constraint: ln, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
+	r, err := prob.SolveContext(v.ctx, v.prep)
+	if err != nil {
+		return nil, fmt.Errorf("%s: ratio M-step: %w", v.name, err)
 	}
 	return r, nil
 }
@@ -427,7 +484,11 @@ func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep 
 	if err != nil {
 		return nil, fmt.Errorf("%s: bandwidth: %w", name, err)
 	}
-	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, dims: dims, eigen: eigen}
+	ratio := p.MStep == VERatio
+	if ratio && iterate {
+		return nil, fmt.Errorf("%s: the ratio M-step is defined for the initial graph only (MIE₀, BERE₀ and their kernel forms): in the EM the penalty edges vanish once the classes separate", name)
+	}
+	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, ratio: ratio, dims: dims, eigen: eigen}
 	return v.run(iterate, e, pre)
 }
 
@@ -487,6 +548,9 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 // wᵢⱼ = γᵢⱼ·exp(−‖xᵢ − xⱼ‖²/δᵢⱼ²)/δᵢⱼ² (see the family comment above).
 type MIE0 struct{ LinearVariational }
 
+// Params declares the parameters of MIE0: the linear members' and the M-step form.
+func (m *MIE0) Params(s *param.Schema) { m.LinearVariational.Params(s); mstepParam(s, &m.MStep) }
+
 // Fit implements Method.
 func (m MIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("mie0", &m); err != nil {
@@ -519,6 +583,9 @@ func (m MIE) WithProgress(f func(string)) Method { m.Progress = f; return m }
 // BERE0 is initial Bayes-error-rate embedding (seed 003 §4): MIE₀ with the
 // r-graph (graph.BER) in place of γ.
 type BERE0 struct{ LinearVariational }
+
+// Params declares the parameters of BERE0: the linear members' and the M-step form.
+func (m *BERE0) Params(s *param.Schema) { m.LinearVariational.Params(s); mstepParam(s, &m.MStep) }
 
 // Fit implements Method.
 func (m BERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
@@ -553,6 +620,9 @@ func (m BERE) WithProgress(f func(string)) Method { m.Progress = f; return m }
 // bottom eigenvectors of K̃LK̃ under AᵀK̃A = I, z = Aᵀk̃(x).
 type KMIE0 struct{ KernelVariational }
 
+// Params declares the parameters of KMIE0: the kernel members' and the M-step form.
+func (m *KMIE0) Params(s *param.Schema) { m.KernelVariational.Params(s); mstepParam(s, &m.MStep) }
+
 // Fit implements Method.
 func (m KMIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("kmie0", &m); err != nil {
@@ -583,6 +653,9 @@ func (m KMIE) WithProgress(f func(string)) Method { m.Progress = f; return m }
 
 // KBERE0 is kernel BERE₀ (seed 003 §4 with eq. 10-12).
 type KBERE0 struct{ KernelVariational }
+
+// Params declares the parameters of KBERE0: the kernel members' and the M-step form.
+func (m *KBERE0) Params(s *param.Schema) { m.KernelVariational.Params(s); mstepParam(s, &m.MStep) }
 
 // Fit implements Method.
 func (m KBERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {

@@ -557,3 +557,104 @@ func looKNN1D(z *mat.Dense, y []int, k int) float64 {
 	}
 	return float64(ok) / float64(n)
 }
+
+// The ratio M-step (mstep=ratio) of MIE₀ against the problem written out:
+// on Iris (d < n, so the lossless PCA step is a rotation) the initial
+// γ-graph W (graph.VariationalWeights, local scaling k = 7) is split into
+// its positive edges W⁺ and the magnitudes of its negative ones W⁻, and
+// min tᵀX̄ᵀL⁺X̄t / tᵀX̄ᵀL⁻X̄t is solved by the Cholesky reduction
+// (testdata.CholGenEig). The two-dimensional subspaces agree to 1e-8 rad;
+// the printed M-step (TᵀT = I) gives another subspace. With classes of
+// equal size (Iris: 50 each) the ratio form is blind to the scale of each
+// graph, so BERE₀ equals MIE₀ to rounding; on Wine (59/71/48) it does not.
+// The EM members refuse the ratio form.
+func TestMIE0RatioMStep(t *testing.T) {
+	ds := datasets.Iris()
+	x, y := ds.X, ds.Y
+	fit := func(name, mstep string, x *mat.Dense, y []int) *mat.Dense {
+		t.Helper()
+		m, err := New(name, map[string]string{"mstep": mstep})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := m.Fit(x, y, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		z, err := f.Transform(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return z
+	}
+	// The problem written out.
+	n, d := x.Dims()
+	xc := mat.DenseCopyOf(x)
+	for j := 0; j < d; j++ {
+		mu := 0.0
+		for i := 0; i < n; i++ {
+			mu += x.At(i, j) / float64(n)
+		}
+		for i := 0; i < n; i++ {
+			xc.Set(i, j, x.At(i, j)-mu)
+		}
+	}
+	coef, err := graph.Gamma(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	met := graph.Euclidean{X: x}
+	bw, err := graph.LocalBandwidth(met, 7, graph.SearchBrute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := graph.VariationalWeights(coef, met, bw, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scatter := func(sign float64) *mat.SymDense {
+		l := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if e := sign * w.At(i, j); i != j && e > 0 {
+					l.SetSym(i, i, l.At(i, i)+e)
+					if j > i {
+						l.SetSym(i, j, -e)
+					}
+				}
+			}
+		}
+		var a mat.Dense
+		a.Product(xc.T(), l, xc)
+		s := mat.NewSymDense(d, nil)
+		for i := 0; i < d; i++ {
+			for j := i; j < d; j++ {
+				s.SetSym(i, j, (a.At(i, j)+a.At(j, i))/2)
+			}
+		}
+		return s
+	}
+	_, v := testdata.CholGenEig(t, scatter(1), scatter(-1)) // decreasing: the last columns minimise
+	var want mat.Dense
+	want.Mul(xc, v.Slice(0, d, d-2, d))
+	got := fit("mie0", VERatio, x, y)
+	if a := maxAngle(t, got, &want); a > 1e-8 {
+		t.Errorf("ratio MIE₀ against the written-out problem: largest principal angle %.3g rad", a)
+	}
+	if a := maxAngle(t, fit("mie0", VEOrthonormal, x, y), &want); a < 1e-3 {
+		t.Errorf("the printed M-step gives the ratio subspace too (angle %.3g rad): the option changes nothing", a)
+	}
+	if a := maxAngle(t, fit("bere0", VERatio, x, y), got); a > 1e-8 {
+		t.Errorf("Iris (equal classes): ratio BERE₀ against ratio MIE₀, angle %.3g rad", a)
+	}
+	wine := datasets.Wine()
+	if a := maxAngle(t, fit("bere0", VERatio, wine.X, wine.Y), fit("mie0", VERatio, wine.X, wine.Y)); a < 1e-6 {
+		t.Errorf("Wine (unequal classes): ratio BERE₀ equals ratio MIE₀ (angle %.3g rad)", a)
+	}
+	em := MIE{}
+	em.MStep = VERatio
+	em.Step = VEPlain
+	if _, err := em.Fit(x, y, 2); err == nil || !strings.Contains(err.Error(), "initial graph only") {
+		t.Errorf("MIE with the ratio M-step: %v, want a refusal", err)
+	}
+}

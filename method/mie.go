@@ -232,14 +232,20 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 func (v *ve) solveRatio(w *mat.SymDense) (*embed.Result, error) {
 	n := w.SymmetricDim()
 	pos, neg := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
+	npos, nneg := 0, 0
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
 			if x := w.At(i, j); x > 0 {
 				pos.SetSym(i, j, x)
+				npos++
 			} else if x < 0 {
 				neg.SetSym(i, j, -x)
+				nneg++
 			}
 		}
+	}
+	if npos == 0 || nneg == 0 {
+		return nil, fmt.Errorf("%s: ratio M-step: the graph has %d positive (same-class) and %d negative (other-class) edges; it needs both (every heat weight of one kind underflows: raise delta or scalek)", v.name, npos, nneg)
 	}
 	lp, err := graph.LaplacianOf(pos)
 	if err != nil {

@@ -658,3 +658,18 @@ func TestMIE0RatioMStep(t *testing.T) {
 		t.Errorf("MIE with the ratio M-step: %v, want a refusal", err)
 	}
 }
+
+// The ratio M-step needs both kinds of edges: with one bandwidth so small
+// that every heat weight underflows (all but Iris's duplicate rows), the
+// fit fails with a message naming the edge counts instead of an
+// eigen-solver's complaint.
+func TestMIE0RatioNeedsBothGraphs(t *testing.T) {
+	ds := datasets.Iris()
+	m, err := New("mie0", map[string]string{"mstep": "ratio", "delta": "1e-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Fit(ds.X, ds.Y, 2); err == nil || !strings.Contains(err.Error(), "and 0 negative (other-class) edges") {
+		t.Errorf("underflowing graph: %v, want the edge counts", err)
+	}
+}

@@ -320,7 +320,7 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	case rc.Scale != "" && rc.scaleUsed:
 		o.Choices = append(o.Choices, fmt.Sprintf("preprocessing set to %q by --scale, in place of the one listed above", rc.Scale))
 	case rc.Scale != "":
-		o.Choices = append(o.Choices, fmt.Sprintf("--scale %q not applied: this experiment's preprocessing is the paper's own or fixed by its figure", rc.Scale))
+		o.Choices = append(o.Choices, fmt.Sprintf("--scale %q not applied: this experiment has no preprocessing setting it replaces", rc.Scale))
 	}
 	if rc.Params != nil {
 		line := fmt.Sprintf("method parameters set on the command line, over the paper's: -p %s", strings.Join(rc.Params.Settings, " -p "))

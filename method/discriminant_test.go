@@ -119,16 +119,7 @@ func TestLDAUnitNormMatchesFisherfaces(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := c * m
-	xc := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := 0.0
-		for i := 0; i < n; i++ {
-			mu += x.At(i, j) / float64(n)
-		}
-		for i := 0; i < n; i++ {
-			xc.Set(i, j, x.At(i, j)-mu)
-		}
-	}
+	xc := testdata.CentreColumns(x)
 	var svd mat.SVD
 	if !svd.Factorize(xc, mat.SVDThin) {
 		t.Fatal("SVD failed")

@@ -589,16 +589,7 @@ func TestMIE0RatioMStep(t *testing.T) {
 	}
 	// The problem written out.
 	n, d := x.Dims()
-	xc := mat.DenseCopyOf(x)
-	for j := 0; j < d; j++ {
-		mu := 0.0
-		for i := 0; i < n; i++ {
-			mu += x.At(i, j) / float64(n)
-		}
-		for i := 0; i < n; i++ {
-			xc.Set(i, j, x.At(i, j)-mu)
-		}
-	}
+	xc := testdata.CentreColumns(x)
 	coef, err := graph.Gamma(y)
 	if err != nil {
 		t.Fatal(err)

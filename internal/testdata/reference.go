@@ -146,3 +146,20 @@ func CentredRBF(x *mat.Dense, sigma float64) (kc, k *mat.Dense) {
 	kc.Mul(kc, h)
 	return kc, k
 }
+
+// CentreColumns returns x with each column's mean subtracted, by the
+// textbook sums.
+func CentreColumns(x *mat.Dense) *mat.Dense {
+	n, d := x.Dims()
+	xc := mat.DenseCopyOf(x)
+	for j := 0; j < d; j++ {
+		mu := 0.0
+		for i := 0; i < n; i++ {
+			mu += x.At(i, j) / float64(n)
+		}
+		for i := 0; i < n; i++ {
+			xc.Set(i, j, x.At(i, j)-mu)
+		}
+	}
+	return xc
+}

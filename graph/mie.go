@@ -203,22 +203,48 @@ func KernelSum(c *ClassBlock, m Metric, bw Bandwidth) (float64, error) {
 // (D = diag(W·1)) as an operator; W may have negative weights (the
 // Laplacian is then indefinite). The diagonal of W is ignored.
 func LaplacianOf(w *mat.SymDense) (Dense, error) {
-	n := w.SymmetricDim()
-	if n == 0 {
+	if w.SymmetricDim() == 0 {
 		return Dense{}, errors.New("graph: empty weight matrix")
 	}
+	l, _ := laplacianPart(w, func(v float64) float64 { return v })
+	return l, nil
+}
+
+// SignedLaplacians splits a signed weight matrix W into its positive
+// edges W⁺ and the magnitudes of its negative edges W⁻ and returns their
+// Laplacians L⁺ = D⁺ − W⁺ and L⁻ = D⁻ − W⁻ (each a positive semidefinite
+// graph) with the numbers of edges of each sign, without forming W⁺ or
+// W⁻. The diagonal of W is ignored.
+func SignedLaplacians(w *mat.SymDense) (pos, neg Dense, npos, nneg int, err error) {
+	if w.SymmetricDim() == 0 {
+		return Dense{}, Dense{}, 0, 0, errors.New("graph: empty weight matrix")
+	}
+	pos, npos = laplacianPart(w, func(v float64) float64 { return max(v, 0) })
+	neg, nneg = laplacianPart(w, func(v float64) float64 { return max(-v, 0) })
+	return pos, neg, npos, nneg, nil
+}
+
+// laplacianPart returns D − W' for the weights W'ᵢⱼ = f(Wᵢⱼ), i ≠ j, and
+// the number of edges with W'ᵢⱼ ≠ 0.
+func laplacianPart(w *mat.SymDense, f func(float64) float64) (Dense, int) {
+	n := w.SymmetricDim()
 	l := mat.NewSymDense(n, nil)
 	deg := make([]float64, n)
+	edges := 0
 	for i := 0; i < n; i++ {
 		for j := i + 1; j < n; j++ {
-			v := w.At(i, j)
+			v := f(w.At(i, j))
+			if v == 0 {
+				continue
+			}
 			l.SetSym(i, j, -v)
 			deg[i] += v
 			deg[j] += v
+			edges++
 		}
 	}
 	for i, d := range deg {
 		l.SetSym(i, i, d)
 	}
-	return Dense{M: l}, nil
+	return Dense{M: l}, edges
 }

@@ -329,3 +329,43 @@ func TestVariationalBadInput(t *testing.T) {
 		t.Error("size mismatch accepted")
 	}
 }
+
+// SignedLaplacians splits a signed graph: L⁺ − L⁻ is the Laplacian of W
+// (exactly: every edge goes to one side), both parts are Laplacians of
+// non-negative graphs (rows sum to zero, off-diagonals ≤ 0), and the edge
+// counts are those of the signs of W's off-diagonal entries.
+func TestSignedLaplacians(t *testing.T) {
+	w := mat.NewSymDense(4, []float64{
+		9, 2, -1, 0,
+		2, 9, 0.5, -3,
+		-1, 0.5, 9, 0,
+		0, -3, 0, 9,
+	})
+	pos, neg, np, nn, err := SignedLaplacians(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if np != 2 || nn != 2 {
+		t.Errorf("edges %d positive, %d negative; want 2 and 2", np, nn)
+	}
+	l, _ := LaplacianOf(w)
+	for i := 0; i < 4; i++ {
+		rp, rn := 0.0, 0.0
+		for j := 0; j < 4; j++ {
+			if d := pos.M.At(i, j) - neg.M.At(i, j) - l.M.At(i, j); d != 0 {
+				t.Errorf("L⁺ − L⁻ − L at (%d,%d) = %g", i, j, d)
+			}
+			if i != j && (pos.M.At(i, j) > 0 || neg.M.At(i, j) > 0) {
+				t.Errorf("positive off-diagonal at (%d,%d): L⁺ %g, L⁻ %g", i, j, pos.M.At(i, j), neg.M.At(i, j))
+			}
+			rp += pos.M.At(i, j)
+			rn += neg.M.At(i, j)
+		}
+		if rp != 0 || rn != 0 {
+			t.Errorf("row %d sums: L⁺ %g, L⁻ %g", i, rp, rn)
+		}
+	}
+	if _, _, _, _, err := SignedLaplacians(&mat.SymDense{}); err == nil {
+		t.Error("empty matrix accepted")
+	}
+}

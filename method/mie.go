@@ -230,36 +230,13 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 // magnitudes of its negative edges the penalty graph, and the directions
 // minimise tr(TᵀΦᵀL⁺ΦT) under TᵀΦᵀL⁻ΦT = I.
 func (v *ve) solveRatio(w *mat.SymDense) (*embed.Result, error) {
-	// Both Laplacians in one pass over w, without the split graphs
-	// themselves (two n×n arrays besides w, not four).
-	n := w.SymmetricDim()
-	lpm, lnm := mat.NewSymDense(n, nil), mat.NewSymDense(n, nil)
-	dp, dn := make([]float64, n), make([]float64, n)
-	npos, nneg := 0, 0
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			switch x := w.At(i, j); {
-			case x > 0:
-				lpm.SetSym(i, j, -x)
-				dp[i] += x
-				dp[j] += x
-				npos++
-			case x < 0:
-				lnm.SetSym(i, j, x)
-				dn[i] -= x
-				dn[j] -= x
-				nneg++
-			}
-		}
+	lp, ln, npos, nneg, err := graph.SignedLaplacians(w)
+	if err != nil {
+		return nil, err
 	}
 	if npos == 0 || nneg == 0 {
 		return nil, fmt.Errorf("%s: ratio M-step: the graph has %d positive (same-class) and %d negative (other-class) edges; it needs both (every heat weight of one kind underflows: raise delta or scalek)", v.name, npos, nneg)
 	}
-	for i := 0; i < n; i++ {
-		lpm.SetSym(i, i, dp[i])
-		lnm.SetSym(i, i, dn[i])
-	}
-	lp, ln := graph.Dense{M: lpm}, graph.Dense{M: lnm}
 	prob := &embed.Problem{Objective: lp, Constraint: ln, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
 	r, err := prob.SolveContext(v.ctx, v.prep)
 	if err != nil {

@@ -37,7 +37,7 @@ import (
 // seed002Choices lists the protocol choices the paper leaves open.
 var seed002Choices = []string{
 	"UCI rows (Table 2) scaled to unit length (--scale; the paper gives no scaling): a Gaussian of width 1 is meaningful only where squared distances are of order 1, which unit-length rows give (d² ≤ 4) and [−1, 1] columns do not (d² of order 10-100 for 16-64 features: K ≈ I, a degenerate kernel); the SR authors' code normalizes rows so; --scale minmax gives the other reading",
-	"face rows (Tables 3-4) scaled to unit length (the preprocessing of the SR authors' face code; the paper says pixels in [0, 1], which unit length makes immaterial to every method but the baseline)",
+	"face rows (Tables 3-4) scaled to unit length (the preprocessing of the SR authors' face code; the paper says pixels in [0, 1]; unit length sets what the ridge γ = 1 and the Gaussian width 1 mean: on [0, 1] pixels the Gaussian is degenerate, K ≈ I, and SR's ridge about 120 times weaker (pixel rows have squared length ≈ 122); docs/reproduction.md measures both)",
 	"Gaussian width 1 read as γ = 1 in exp(−γ‖x − a‖²); MKL-SR's polynomial kernel (xᵀa + 1)²",
 	"Table 2: the methods see no labels (the unsupervised SR graph: 7-NN, 0/1 weights, p raised until connected); normalized cut on a 10-NN heat-kernel graph joined by minimum spanning edges when disconnected (cluster.NormalizedCut's defaults); k-means++ with 10 starts; the 20 runs differ only in the k-means seeds (the reductions are deterministic)",
 	"Table 2 KPCA: best mean accuracy over dimensions 1..KPCADims (the paper: all dimensions, best reported), a choice made on the clustering labels as the paper's is",

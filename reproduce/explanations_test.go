@@ -58,6 +58,8 @@ func TestDefaultExplanationsCells(t *testing.T) {
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"Yale", "3", "FDA"}, 38.7, 57, ""},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"ORL", "2", "LPP"}, 56.0, 70, "PCA step"},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"Yale", "3", "LPP"}, 42.5, 61, ""},
+		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"PIE", "5", "kMIE0"}, 58.67, 69, "ratio form"},
+		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"PIE", "5", "kMIE"}, 58.67, 67, ""},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"Yale", "3", "KDA"}, 66.4, 63, "z-scores"},
 		{"seed003-table1", "seed003 Table 1", "accuracy %", []string{"dataset", "ν", "method"}, []string{"Yale", "4", "MIE"}, 61.3, 85, ""},
 		{"seed004-tables1-2", "seed004 Tables 1-2", "accuracy %", seed000, []string{"ExtendedYaleB", "KNDA"}, 98.06, 86.36, "scaling"},

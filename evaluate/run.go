@@ -248,7 +248,11 @@ type unitResult struct {
 // method is fitted once on the preprocessed training rows with the largest
 // number of dimensions, and the classifier's test errors for dimension
 // k = 1..D use the first k embedding columns. D is the smallest number of
-// dimensions the method produced over all splits (capped by MaxDims).
+// dimensions the method produced over all splits (capped by MaxDims). A
+// method whose k-dimensional fit is not the first k columns of a larger
+// one (method.RefitsPerDimension: the EM of MIE, BERE, kMIE and kBERE,
+// MKL-SR) is fitted again for every k < D and scored on that fit, which
+// costs D fits per split.
 //
 // Cross-validation pools the folds: the error at dimension k is the total
 // number of misclassified rows over all folds divided by n. With
@@ -521,50 +525,20 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	if dims < 1 {
 		return fail("the model has %d output dimensions", model.Dims())
 	}
-	trainZ, err := trainEmbedding(model, pr.trainX)
-	if err != nil {
-		return fail("transform of training rows: %v", err)
-	}
-	testZ, err := model.Transform(pr.testX)
-	if err != nil {
-		return fail("transform of test rows: %v", err)
-	}
-	for _, z := range []struct {
-		what string
-		m    *mat.Dense
-		rows int
-	}{{"training", trainZ, len(pr.ytrain)}, {"test", testZ, len(pr.ytest)}} {
-		if z.m == nil {
-			return fail("transform of %s rows returned nothing", z.what)
-		}
-		if r, c := z.m.Dims(); r != z.rows || c < dims {
-			return fail("transform of %d %s rows returned %d×%d, want %d rows and at least %d columns", z.rows, z.what, r, c, z.rows, dims)
-		}
-	}
-	if err := data.CheckFinite("embedding of the training rows", trainZ); err != nil {
-		return fail("%v", err)
-	}
-	if err := data.CheckFinite("embedding of the test rows", testZ); err != nil {
-		return fail("%v", err)
-	}
-	ytr := pr.ytrain
-	if pr.labelled != nil {
-		sub := mat.NewDense(len(pr.labelled), dims, nil)
-		ytr = make([]int, len(pr.labelled))
-		for r, i := range pr.labelled {
-			sub.SetRow(r, trainZ.RawRowView(i)[:dims])
-			ytr[r] = pr.ytrain[i]
-		}
-		trainZ = sub
-	}
 	var miss [][]int
 	at := 0
-	if p.FullDim {
+	switch {
+	case p.FullDim:
 		at = dims
-		miss, err = missAtFullDim(p.Classifiers, trainZ, ytr, testZ, pr.ytest, dims)
+		miss, err = missAt(p.Classifiers, model, pr, dims)
 		dims = 1
-	} else {
-		miss, err = classify.SweepAll(p.Classifiers, trainZ, ytr, testZ, pr.ytest, dims)
+	case method.RefitsPerDimension(nm.Method):
+		miss, err = missPerDimension(ctx, nm.Method, p.Classifiers, model, pr, dims)
+	default:
+		var e *embedded
+		if e, err = embedSplit(model, pr, dims); err == nil {
+			miss, err = classify.SweepAll(p.Classifiers, e.train, e.ytrain, e.test, pr.ytest, dims)
+		}
 	}
 	if err != nil {
 		return fail("%v", err)
@@ -577,21 +551,100 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	return unitResult{dims: dims, at: at, miss: miss}
 }
 
-// missAtFullDim returns, for every classifier, the number of test rows it
-// misclassifies when fitted on the first dims columns of trainZ: a
-// one-element "sweep" at the full dimension (Protocol.FullDim).
-func missAtFullDim(cs []classify.Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims int) ([][]int, error) {
-	ntr, _ := trainZ.Dims()
-	nte, _ := testZ.Dims()
-	tr := trainZ.Slice(0, ntr, 0, dims).(*mat.Dense)
-	te := testZ.Slice(0, nte, 0, dims).(*mat.Dense)
+// embedded is a split's embedding: the training rows the classifiers
+// learn from (the labelled ones) with their labels, and the test rows.
+type embedded struct {
+	train, test *mat.Dense
+	ytrain      []int
+}
+
+// embedSplit embeds a prepared split's training and test rows with model,
+// checks that both have at least dims finite columns, and keeps the
+// labelled training rows (pr.labelled) when some labels are hidden.
+func embedSplit(model method.Model, pr *prepared, dims int) (*embedded, error) {
+	trainZ, err := trainEmbedding(model, pr.trainX)
+	if err != nil {
+		return nil, fmt.Errorf("transform of training rows: %v", err)
+	}
+	testZ, err := model.Transform(pr.testX)
+	if err != nil {
+		return nil, fmt.Errorf("transform of test rows: %v", err)
+	}
+	for _, z := range []struct {
+		what string
+		m    *mat.Dense
+		rows int
+	}{{"training", trainZ, len(pr.ytrain)}, {"test", testZ, len(pr.ytest)}} {
+		if z.m == nil {
+			return nil, fmt.Errorf("transform of %s rows returned nothing", z.what)
+		}
+		if r, c := z.m.Dims(); r != z.rows || c < dims {
+			return nil, fmt.Errorf("transform of %d %s rows returned %d×%d, want %d rows and at least %d columns", z.rows, z.what, r, c, z.rows, dims)
+		}
+	}
+	if err := data.CheckFinite("embedding of the training rows", trainZ); err != nil {
+		return nil, err
+	}
+	if err := data.CheckFinite("embedding of the test rows", testZ); err != nil {
+		return nil, err
+	}
+	e := &embedded{train: trainZ, test: testZ, ytrain: pr.ytrain}
+	if pr.labelled != nil {
+		sub := mat.NewDense(len(pr.labelled), dims, nil)
+		e.ytrain = make([]int, len(pr.labelled))
+		for r, i := range pr.labelled {
+			sub.SetRow(r, trainZ.RawRowView(i)[:dims])
+			e.ytrain[r] = pr.ytrain[i]
+		}
+		e.train = sub
+	}
+	return e, nil
+}
+
+// missAt returns, for every classifier, the number of test rows it
+// misclassifies on the first dims columns of model's embedding of the
+// split: a one-element "sweep" at that dimension.
+func missAt(cs []classify.Classifier, model method.Model, pr *prepared, dims int) ([][]int, error) {
+	e, err := embedSplit(model, pr, dims)
+	if err != nil {
+		return nil, err
+	}
+	ntr, _ := e.train.Dims()
+	nte, _ := e.test.Dims()
+	tr := e.train.Slice(0, ntr, 0, dims).(*mat.Dense)
+	te := e.test.Slice(0, nte, 0, dims).(*mat.Dense)
 	miss := make([][]int, len(cs))
 	for i, c := range cs {
-		m, err := classify.Misclassified(c, tr, ytrain, te, ytest)
+		m, err := classify.Misclassified(c, tr, e.ytrain, te, pr.ytest)
 		if err != nil {
 			return nil, err
 		}
 		miss[i] = []int{m}
+	}
+	return miss, nil
+}
+
+// missPerDimension is the sweep over k = 1..dims for a method that
+// refits per dimension (method.RefitsPerDimension): the method is fitted
+// with k dimensions for every k < dims (model is its fit with dims) and
+// each classifier scored on that fit's k columns.
+func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classifier, model method.Model, pr *prepared, dims int) ([][]int, error) {
+	miss := make([][]int, len(cs))
+	for k := 1; k <= dims; k++ {
+		mk := model
+		if k < dims {
+			var err error
+			if mk, err = method.FitContext(ctx, m, pr.trainX, pr.ymethod, k); err != nil {
+				return nil, fmt.Errorf("fit with %d dimensions: %v", k, err)
+			}
+		}
+		at, err := missAt(cs, mk, pr, k)
+		if err != nil {
+			return nil, fmt.Errorf("%d dimensions: %v", k, err)
+		}
+		for c := range cs {
+			miss[c] = append(miss[c], at[c][0])
+		}
 	}
 	return miss, nil
 }

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -655,5 +656,79 @@ func TestTuned(t *testing.T) {
 	}
 	if _, err := (Tuned{}).Fit(x, y, 1); err == nil {
 		t.Error("no values: want an error")
+	}
+}
+
+// lastCols is a fake dimension-dependent method: its k-dimensional fit is
+// the last k input columns, so the first k columns of a larger fit are
+// not it. It counts its fits.
+type lastCols struct{ fits *atomic.Int64 }
+
+type lastColsModel struct{ from, k int }
+
+func (l lastCols) Fit(X *mat.Dense, y []int, dims int) (method.Model, error) {
+	l.fits.Add(1)
+	_, p := X.Dims()
+	if dims == 0 {
+		dims = p
+	}
+	return lastColsModel{p - dims, dims}, nil
+}
+
+func (lastCols) DimensionDependent() bool { return true }
+
+func (m lastColsModel) Dims() int { return m.k }
+
+func (m lastColsModel) Transform(X *mat.Dense) (*mat.Dense, error) {
+	r, _ := X.Dims()
+	return mat.DenseCopyOf(X.Slice(0, r, m.from, m.from+m.k)), nil
+}
+
+// A dimension-dependent method is refitted for every dimension of the
+// sweep and scored on that fit: its errors equal those of the nested
+// first-columns method on the columns in reverse order (the distances and
+// centroids of NCC and k-NN do not depend on the order of the columns),
+// with D fits per split; the same fake read as nested would be scored on
+// the first columns instead. Under FullDim it is fitted once.
+func TestRunRefitsPerDimension(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 9))
+	ds := randomData(rng, 60, 5, 3)
+	_, p := ds.X.Dims()
+	rev := mat.NewDense(60, p, nil)
+	for j := 0; j < p; j++ {
+		rev.SetCol(j, mat.Col(nil, p-1-j, ds.X))
+	}
+	cl := classifiers()
+	var fits atomic.Int64
+	got, err := Run(ds, Protocol{Methods: []NamedMethod{{"last", lastCols{&fits}}}, Classifiers: cl, Folds: 4, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Run(&data.Dataset{Name: "reversed", X: rev, Y: ds.Y}, Protocol{Methods: []NamedMethod{{"raw", firstCols{}}}, Classifiers: cl, Folds: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := range cl {
+		g, w := got.Results[c].ErrorsByDim, want.Results[c].ErrorsByDim
+		if !slices.Equal(g, w) {
+			t.Errorf("%s: errors by dimension %v, want %v (the k-dimensional fits)", cl[c].Name(), g, w)
+		}
+	}
+	if n := fits.Load(); n != int64(4*p) {
+		t.Errorf("%d fits, want %d (%d per fold)", n, 4*p, p)
+	}
+	nested, err := Run(ds, Protocol{Methods: []NamedMethod{{"raw", firstCols{}}}, Classifiers: cl, Folds: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(nested.Results[1].ErrorsByDim, got.Results[1].ErrorsByDim) {
+		t.Error("the refitted sweep equals the first-columns sweep: the test data do not tell them apart")
+	}
+	fits.Store(0)
+	if _, err := Run(ds, Protocol{Methods: []NamedMethod{{"last", lastCols{&fits}}}, Classifiers: cl, Folds: 4, FullDim: true}); err != nil {
+		t.Fatal(err)
+	}
+	if n := fits.Load(); n != 4 {
+		t.Errorf("FullDim: %d fits, want 4 (one per fold)", n)
 	}
 }

@@ -25,3 +25,26 @@ type Model interface {
 	// Dims is the number of output dimensions.
 	Dims() int
 }
+
+// DimensionDependent is implemented by methods whose fit for k dimensions
+// is not, in general, the first k columns of a fit for more: iterative
+// methods whose every step sees the whole embedding. The EM of MIE, BERE,
+// kMIE and kBERE (seed 003 §3.2) re-weights its graph by the distances in
+// the current k-dimensional embedding — fitted at the full rank of the
+// data the embedding is an isometry of it, the E-step gives back the
+// initial graph and the EM returns MIE₀'s directions — and MKL-SR's kernel
+// weights (seed 002 Algorithm 1) are learned from all its responses.
+// Eigen-methods are nested and do not implement it. Evaluators that sweep
+// the dimension (package evaluate) refit such methods for every dimension.
+type DimensionDependent interface {
+	// DimensionDependent reports whether a fit for k dimensions can
+	// differ from the first k columns of a fit for more.
+	DimensionDependent() bool
+}
+
+// RefitsPerDimension reports whether m must be refitted for each
+// dimension of a sweep (it implements DimensionDependent and says so).
+func RefitsPerDimension(m Method) bool {
+	d, ok := m.(DimensionDependent)
+	return ok && d.DimensionDependent()
+}

@@ -565,6 +565,11 @@ func (m MIE) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	return m.fit("mie", false, true, m.EMParams, x, y, dims)
 }
 
+// DimensionDependent implements DimensionDependent for the EM members
+// (MIE, BERE, kMIE, kBERE): the E-step's weights are the distances in the
+// k-dimensional embedding, so each k has its own EM.
+func (EMParams) DimensionDependent() bool { return true }
+
 // WithProgress implements Progresser.
 func (m MIE) WithProgress(f func(string)) Method { m.Progress = f; return m }
 

@@ -664,3 +664,69 @@ func TestMIE0RatioNeedsBothGraphs(t *testing.T) {
 		t.Errorf("underflowing graph: %v, want the edge counts", err)
 	}
 }
+
+// The EM members depend on the number of dimensions fitted, which is why
+// they declare DimensionDependent and evaluators refit them per
+// dimension: at the full rank of the data the embedding is an isometry of
+// the centred rows (in feature space for the kernel forms), the first
+// E-step gives back the initial graph and the EM returns MIE₀'s embedding;
+// at fewer dimensions J rises and the embedding moves away from MIE₀'s.
+func TestVariationalEMDependsOnDims(t *testing.T) {
+	x, y := multimodal(4, 12, 3, 6)
+	rbf := KernelVariational{Kernel: kernel.RBF(2)}
+	pairs := []struct {
+		name     string
+		em, init Method
+	}{
+		{"mie", MIE{}, MIE0{}},
+		{"kmie", KMIE{KernelVariational: rbf}, KMIE0{KernelVariational: rbf}},
+	}
+	for _, p := range pairs {
+		for _, dims := range []int{0, 2} {
+			fe, err := p.em.Fit(x, y, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f0, err := p.init.Fit(x, y, dims)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ze, z0 := fe.(*Fitted).Train, f0.(*Fitted).Train
+			diff := mat.NewDense(ze.RawMatrix().Rows, ze.RawMatrix().Cols, nil)
+			diff.Sub(ze, z0)
+			d := mat.Norm(diff, math.Inf(1)) / mat.Norm(z0, math.Inf(1))
+			r := veTrace(t, fe)
+			rise := r.Objective[len(r.Objective)-1]/r.Objective[0] - 1
+			if dims == 0 {
+				if d > 1e-8 || rise > 1e-12 {
+					t.Errorf("%s at full rank (%d dims): relative difference to the initial embedding %.3g, J rose by %.3g; want the initial embedding (both 0)", p.name, fe.Dims(), d, rise)
+				}
+				continue
+			}
+			if d < 1e-3 || rise < 1e-4 {
+				t.Errorf("%s at %d dims: relative difference to the initial embedding %.3g, J rose by %.3g; want the EM to move", p.name, dims, d, rise)
+			}
+		}
+	}
+}
+
+// The EM members and MKL-SR refit per dimension, through a pipeline spec
+// too; the eigen-methods (MIE₀ included) are nested and do not.
+func TestRefitsPerDimension(t *testing.T) {
+	for name, want := range map[string]bool{"mie": true, "bere": true, "kmie": true, "kbere": true, "mklsr": true,
+		"mie0": false, "bere0": false, "kmie0": false, "lda": false, "pca": false, "kpca": false, "sr": false} {
+		m, err := New(name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := RefitsPerDimension(m); got != want {
+			t.Errorf("%s: RefitsPerDimension = %v, want %v", name, got, want)
+		}
+		if got := RefitsPerDimension(PipelineSpec{Method: name, Scale: "unit"}.AsMethod()); got != want {
+			t.Errorf("pipeline of %s: RefitsPerDimension = %v, want %v", name, got, want)
+		}
+	}
+	if RefitsPerDimension(PipelineSpec{Method: "no-such-method"}.AsMethod()) {
+		t.Error("a pipeline of an unknown method refits per dimension")
+	}
+}

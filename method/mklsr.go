@@ -127,6 +127,11 @@ func splitSemicolon(s string) []string {
 	return out
 }
 
+// DimensionDependent implements DimensionDependent: the kernel weights β
+// are learned from all the responses fitted, so a fit for fewer dimensions
+// can weight the kernels differently.
+func (MKLSR) DimensionDependent() bool { return true }
+
 // Fit implements Method.
 func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("mklsr", &m); err != nil {

@@ -134,6 +134,17 @@ type specMethod struct {
 	Context context.Context
 }
 
+// DimensionDependent implements DimensionDependent: the spec's method
+// decides (a spec that does not build is not, and fails at Fit).
+func (m specMethod) DimensionDependent() bool {
+	info, err := Lookup(m.Spec.Method)
+	if err != nil {
+		return false
+	}
+	inner, err := info.New(m.Spec.Params)
+	return err == nil && RefitsPerDimension(inner)
+}
+
 func (m specMethod) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	ctx := m.Context
 	if ctx == nil {

@@ -286,6 +286,16 @@ func (e *Experiment) Missing(dataDir string) []string {
 	return miss
 }
 
+// canceled returns ctx's error, or nil for a nil context: loops of the
+// experiments that do not run through evaluate (whose Protocol.Context
+// they set) check it between fits, so that an interrupted run stops soon.
+func canceled(ctx context.Context) error {
+	if ctx == nil {
+		return nil
+	}
+	return ctx.Err()
+}
+
 // Execute runs e, times it and records the data files' checksums.
 func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	if e.Run == nil {

@@ -133,7 +133,7 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 		Published: tp.Files[:], Minutes: minutes, QuickMinutes: quick,
 		Run: func(rc *RunContext) (*Outcome, error) {
 			opt := Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: tables, Datasets: rc.Datasets, Methods: rc.Methods,
-				Seed: rc.seed(0), Nested: nested, Progress: rc.Progress}
+				Seed: rc.seed(0), Nested: nested, Progress: rc.Progress, Context: rc.Context}
 			if rc.Params != nil {
 				opt.Params = rc.Params.For
 			}
@@ -219,7 +219,7 @@ func figureFiles(outDir string, figs []FigureFile) []Figure {
 }
 
 func runSeed000Figures(rc *RunContext) (*Outcome, error) {
-	opt := FiguresOptions{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Methods: rc.Methods, Seed: rc.seed(0), Progress: rc.Progress}
+	opt := FiguresOptions{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Methods: rc.Methods, Seed: rc.seed(0), Progress: rc.Progress, Context: rc.Context}
 	if rc.Params != nil {
 		opt.Params = rc.Params.For
 	}
@@ -331,7 +331,7 @@ func seed000Table(rc *RunContext, tp Seed000Table, k int, rows []Row, datasets [
 }
 
 func runSeed001Letter(rc *RunContext) (*Outcome, error) {
-	opt := Seed001Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: rc.seed(1), SkipORL: true, Params: rc.Params}
+	opt := Seed001Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: rc.seed(1), SkipORL: true, Params: rc.Params, Context: rc.Context}
 	if rc.Quick {
 		opt.Rows, opt.Repeats = 260, 2
 	}
@@ -392,7 +392,7 @@ func runSeed001ORL(rc *RunContext) (*Outcome, error) {
 	}
 	rc.progress("ORL, 2-D projections")
 	names := []string{"aqmida", "lda", "pca"}
-	if err := seed001ORL(rc.DataDir(), rc.OutDir, names, rc.Params); err != nil {
+	if err := seed001ORL(rc.Context, rc.DataDir(), rc.OutDir, names, rc.Params); err != nil {
 		return nil, err
 	}
 	for _, n := range names {
@@ -404,7 +404,7 @@ func runSeed001ORL(rc *RunContext) (*Outcome, error) {
 func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 	return func(rc *RunContext) (*Outcome, error) {
 		opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: []string{table}, Datasets: rc.Datasets, Methods: rc.Methods,
-			Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress}
+			Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
 		if table == "2" {
 			opt.ClusterScale = rc.scale("")
 		}
@@ -442,7 +442,7 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
-	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), ClusterScale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed002Options{Shared: rc.Shared, DataDir: rc.DataDir(), Datasets: rc.Datasets, Seed: rc.seed(1), ClusterScale: rc.scale(""), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
 	if rc.Quick {
 		opt.Runs = 3
 		if len(opt.Datasets) == 0 {
@@ -469,7 +469,7 @@ func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed003(rc *RunContext) (*Outcome, error) {
-	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
 	if rc.Quick {
 		opt.Repeats, opt.MaxDims, opt.Nus = 2, 20, []int{2}
 		if len(opt.Sets) == 0 {
@@ -518,6 +518,9 @@ func runSeed003Fig1(rc *RunContext) (*Outcome, error) {
 	if rc.OutDir == "" {
 		return o, nil
 	}
+	if err := canceled(rc.Context); err != nil { // the figure itself takes a second
+		return nil, err
+	}
 	if err := Seed003Fig1(filepath.Join(rc.OutDir, "seed003_fig1.png")); err != nil {
 		return nil, err
 	}
@@ -526,7 +529,7 @@ func runSeed003Fig1(rc *RunContext) (*Outcome, error) {
 }
 
 func runSeed004(rc *RunContext) (*Outcome, error) {
-	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress}
+	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
 	if len(opt.Sets) == 0 {
 		opt.Sets = []string{"ORL", "ExtendedYaleB"}
 	}
@@ -594,7 +597,7 @@ func runSeed004MNIST(rc *RunContext) (*Outcome, error) {
 		return o, nil
 	}
 	rc.progress("MNIST, 2-D KNDA")
-	if err := seed004MNIST(Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: o.Seed, Params: rc.Params}); err != nil {
+	if err := seed004MNIST(Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: o.Seed, Params: rc.Params, Context: rc.Context}); err != nil {
 		return nil, err
 	}
 	o.Figures = []Figure{{"seed004_mnist_knda_2d.png", "KNDA, 100 MNIST digits per class, two dimensions (seed 004 Fig. 2)"},

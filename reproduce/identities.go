@@ -72,6 +72,9 @@ func runIdentities(rc *RunContext) (*Outcome, error) {
 			if !selected(rc.Datasets, name) {
 				continue
 			}
+			if err := canceled(rc.Context); err != nil {
+				return nil, err
+			}
 			i := slices.IndexFunc(Seed000Sets, func(s UCISet) bool { return s.Paper == name })
 			set := Seed000Sets[i]
 			ds, err := data.Load(filepath.Join(rc.DataDir(), "uci", set.File), set.Opt)

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -50,10 +51,10 @@ func paperMethods(list []PaperMethod, sel []string, params func(name string) (ma
 // perClassSplits is the protocol of seeds 003 and 004: repeats random
 // splits with nu training rows per class (the rest test), the methods
 // fitted on the training rows after the preprocessing scale, 1-NN on the
-// embedding at dimensions 1..maxDims.
-func perClassSplits(ds *data.Dataset, ms []evaluate.NamedMethod, nu int, scale string, repeats, maxDims int, seed uint64) (*evaluate.Report, error) {
+// embedding at dimensions 1..maxDims; ctx (nil: none) cancels it.
+func perClassSplits(ctx context.Context, ds *data.Dataset, ms []evaluate.NamedMethod, nu int, scale string, repeats, maxDims int, seed uint64) (*evaluate.Report, error) {
 	return evaluate.Run(ds, evaluate.Protocol{Preprocess: scale, Methods: ms, Classifiers: []classify.Classifier{classify.KNN{K: 1}},
-		PerClass: nu, Repeats: repeats, Seed: seed, MaxDims: maxDims})
+		PerClass: nu, Repeats: repeats, Seed: seed, MaxDims: maxDims, Context: ctx})
 }
 
 // fisherfaces are the settings of the FDA/LDA baseline of the face

@@ -2,7 +2,9 @@ package reproduce
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -235,6 +237,28 @@ func TestQuickReport(t *testing.T) {
 // mark on exactly the cells more than 3 points away (2.99 and −3.02 are
 // the boundary cases), better or worse by the table's metric; '—' where
 // the paper has no cell. The scorecard counts the same cells.
+// Every experiment stops on an interrupted context: run (quick) with a
+// context already cancelled, each returns context.Canceled instead of an
+// outcome — the evaluation protocols get the context and the loops that
+// do not go through evaluate check it between fits (`dimred reproduce`
+// cancels it on Ctrl-C or SIGTERM).
+func TestExperimentsStopWhenCancelled(t *testing.T) {
+	sh := shared(t, "papers/tables/seed000_tableII_ncc.tsv", "data/uci/iris.arff", "data/faces/orl_32x32.csv.gz",
+		"data/faces/yale_32x32.csv.gz", "data/faces/pie10_32x32.csv.gz", "data/faces/yaleb_32x32.csv.gz", "data/mnist/mnist10k.csv.gz",
+		"data/uci/letter.arff", "data/uci/ionosphere.arff")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, e := range Experiments() {
+		if e.Run == nil {
+			continue
+		}
+		rc := &RunContext{Shared: sh, OutDir: t.TempDir(), Quick: true, Context: ctx}
+		if o, err := e.Run(rc); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: cancelled run returned %v (outcome %v), want context.Canceled", e.Name, err, o != nil)
+		}
+	}
+}
+
 func TestWriteTableMarkdown(t *testing.T) {
 	tab := &TableResult{Name: "T", Metric: "error %", Keys: []string{"dataset", "method"}}
 	add := func(ds, m string, ours float64, dim int, at float64, paper float64, pdim int, published bool) {

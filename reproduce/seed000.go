@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -129,6 +130,7 @@ type Options struct {
 	// the projection and is for measuring that reading, not the default.
 	WholeSetPCA bool
 	Progress    func(dataset string)
+	Context     context.Context // cancels the run (nil: none)
 }
 
 // NestedInnerFolds is the number of inner folds of Seed000's nested CV.
@@ -208,7 +210,7 @@ func Seed000(opt Options) ([]Row, error) {
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		proto := evaluate.Protocol{Preprocess: "minmax", Methods: named, Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats}
+		proto := evaluate.Protocol{Preprocess: "minmax", Methods: named, Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats, Context: opt.Context}
 		if !opt.AllDims {
 			_, proto.MaxDims = ds.Dims()
 		}

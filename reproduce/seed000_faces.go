@@ -99,7 +99,7 @@ func seed000Faces(opt Options, tp Seed000Table, tables [2]*Table, cs []classify.
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		proto := evaluate.Protocol{Preprocess: "unit", Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats}
+		proto := evaluate.Protocol{Preprocess: "unit", Classifiers: cs, Folds: opt.Folds, Seed: opt.Seed, Repeats: opt.Repeats, Context: opt.Context}
 		rep := &evaluate.Report{}
 		if len(named) > 0 {
 			proto.Methods = named

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -36,6 +37,8 @@ type FiguresOptions struct {
 	Seed  uint64
 	// Progress, when set, is called before each set with its name.
 	Progress func(set string)
+	// Context cancels the run between fits (nil: none).
+	Context context.Context
 }
 
 // FigureFile is one written figure: a grid of one 2-D embedding per
@@ -123,6 +126,9 @@ func Seed000Figures(opt FiguresOptions) ([]FigureFile, error) {
 		f := FigureFile{Path: filepath.Join(opt.OutDir, "seed000_"+fs.Key+"_grid.png"), Dataset: fs.Name}
 		var panels []*plot.Panel
 		for _, c := range cols {
+			if err := canceled(opt.Context); err != nil {
+				return nil, err
+			}
 			p, err := embeddingPanel(c.linearAfter(fs.LinearScale), x, ds, seed000FigureTitle(c.Paper))
 			if err != nil {
 				return nil, err

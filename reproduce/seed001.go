@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 
@@ -27,6 +28,8 @@ type Seed001Options struct {
 	Seed                   uint64
 	// SkipORL leaves out the ORL projections.
 	SkipORL bool
+	// Context cancels the run (nil: none).
+	Context context.Context
 }
 
 // Seed001Result holds the Letter error curves (Figure 4).
@@ -75,7 +78,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep, err := evaluate.Run(ds, evaluate.Protocol{Methods: ms, Classifiers: cs, Folds: 5, Repeats: opt.Repeats, MaxDims: opt.MaxDims})
+	rep, err := evaluate.Run(ds, evaluate.Protocol{Methods: ms, Classifiers: cs, Folds: 5, Repeats: opt.Repeats, MaxDims: opt.MaxDims, Context: opt.Context})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +100,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 			return nil, err
 		}
 		if !opt.SkipORL {
-			if err := seed001ORL(dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names, opt.Params); err != nil {
+			if err := seed001ORL(opt.Context, dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names, opt.Params); err != nil {
 				return nil, err
 			}
 		}
@@ -110,12 +113,15 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 // Belhumeur et al.): Fisherfaces (fisherfaces), whose classes stay spread
 // as the paper's Fig. 3a shows; our default null-space LDA would collapse
 // every training class to a point, as AQMIDA nearly does.
-func seed001ORL(dataDir, dir string, names []string, ov *Overrides) error {
+func seed001ORL(ctx context.Context, dataDir, dir string, names []string, ov *Overrides) error {
 	orl, err := data.Load(filepath.Join(dataDir, "faces", "orl_32x32.csv.gz"), data.Options{})
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
+		if err := canceled(ctx); err != nil {
+			return err
+		}
 		var own map[string]string
 		if n == "lda" {
 			own = fisherfaces

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -100,6 +101,7 @@ type Seed002Options struct {
 	// Params are run-wide parameter settings over the paper's.
 	Params   *Overrides
 	Progress func(string)
+	Context  context.Context // cancels the run (nil: none)
 }
 
 func (o *Seed002Options) defaults() {
@@ -366,6 +368,9 @@ func seed002Table2(opt Seed002Options) ([]Seed002Cell, error) {
 			if !selected(opt.Methods, col) {
 				continue
 			}
+			if err := canceled(opt.Context); err != nil {
+				return nil, err
+			}
 			cell := Seed002Cell{Table: "2", Row: set.Paper, Method: col, Dim: c}
 			if col == "KPCA" {
 				err = bestKPCADim(&cell, opt, nc, x, ds.Y)
@@ -479,6 +484,9 @@ func Seed002Sensitivity(opt Seed002Options) ([]Seed002SensitivityRow, error) {
 			}
 		}
 		for _, g := range seed002Graphs {
+			if err := canceled(opt.Context); err != nil {
+				return nil, err
+			}
 			nc := g.NC
 			nc.K = c
 			for _, r := range reds {
@@ -570,7 +578,7 @@ func seed002Faces(opt Seed002Options, table, tableFile, setFile string) ([]Seed0
 			rep, err := evaluate.Run(ds, evaluate.Protocol{
 				Preprocess: g.pre, Methods: g.ms, Classifiers: []classify.Classifier{svmScaled{opt.Classifier}},
 				PerClass: nu, Repeats: opt.Repeats, Seed: opt.Seed, Unlabeled: unlabeled,
-				MaxDims: g.maxDims, FullDim: g.full,
+				MaxDims: g.maxDims, FullDim: g.full, Context: opt.Context,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("Table %s, %d per person: %w", table, nu, err)

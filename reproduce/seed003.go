@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -88,6 +89,7 @@ type Seed003Options struct {
 	Sigma    float64    // RBF width (default DefaultSeed003Sigma)
 	Params   *Overrides // run-wide parameter settings over the paper's
 	Progress func(string)
+	Context  context.Context // cancels the run (nil: none)
 }
 
 // Seed003Row is one method on one set and training size.
@@ -148,7 +150,7 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			rep, err := perClassSplits(ds, ms, nu, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
+			rep, err := perClassSplits(opt.Context, ds, ms, nu, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("%s ν=%d: %w", set.Paper, nu, err)
 			}

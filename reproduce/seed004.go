@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -73,6 +74,7 @@ type Seed004Options struct {
 	Scale    string     // preprocessing (default "unit": the paper does not say)
 	MNIST    bool       // also the 2-D KNDA embedding of 100 MNIST digits per class
 	Progress func(string)
+	Context  context.Context // cancels the run (nil: none)
 }
 
 // Seed004Row is one method on one set.
@@ -124,7 +126,7 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		rep, err := perClassSplits(ds, ms, set.PerClass, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
+		rep, err := perClassSplits(opt.Context, ds, ms, set.PerClass, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", set.Paper, err)
 		}
@@ -188,6 +190,9 @@ func seed004MNIST(opt Seed004Options) error {
 	}
 	var panels []*plot.Panel
 	for i, m := range ms {
+		if err := canceled(opt.Context); err != nil {
+			return err
+		}
 		p, err := embeddingPanel(m.Method, ds.X, ds, paper[i])
 		if err != nil {
 			return err

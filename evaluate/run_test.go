@@ -732,3 +732,21 @@ func TestRunRefitsPerDimension(t *testing.T) {
 		t.Errorf("FullDim: %d fits, want 4 (one per fold)", n)
 	}
 }
+
+// A tuned method refits per dimension exactly when the method it builds
+// does.
+func TestTunedDimensionDependent(t *testing.T) {
+	var fits atomic.Int64
+	for _, c := range []struct {
+		m    method.Method
+		want bool
+	}{{lastCols{&fits}, true}, {firstCols{}, false}} {
+		tu := Tuned{Build: func(string) (method.Method, error) { return c.m, nil }, Values: []string{"a"}}
+		if got := method.RefitsPerDimension(tu); got != c.want {
+			t.Errorf("tuned %T: RefitsPerDimension = %v, want %v", c.m, got, c.want)
+		}
+	}
+	if method.RefitsPerDimension(Tuned{}) {
+		t.Error("a tuned method with no values refits per dimension")
+	}
+}

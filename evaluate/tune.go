@@ -36,6 +36,19 @@ type Tuned struct {
 	Chosen func(value string)
 }
 
+// DimensionDependent implements method.DimensionDependent: a tuned method
+// refits per dimension when the method it builds does (checked on the
+// first value). The inner choice is made at the dimension fitted, so in a
+// sweep of a nested method the value chosen at the largest dimension
+// serves the smaller ones.
+func (t Tuned) DimensionDependent() bool {
+	if t.Build == nil || len(t.Values) == 0 {
+		return false
+	}
+	m, err := t.Build(t.Values[0])
+	return err == nil && method.RefitsPerDimension(m)
+}
+
 // Fit chooses the value by inner cross-validation and fits with it.
 func (t Tuned) Fit(x *mat.Dense, y []int, dims int) (method.Model, error) {
 	if len(t.Values) == 0 || t.Build == nil {

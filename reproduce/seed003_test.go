@@ -5,8 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
-	"github.com/dimred/dimred/internal/testdata"
 )
 
 // Seed 003 Table 1 on a small case (Yale, ν = 3, three splits, four
@@ -16,9 +14,8 @@ import (
 // 0.47 on these splits; docs/reproduction.md.) The full table runs behind
 // `dimred reproduce seed003` (docs/reproduction.md).
 func TestSeed003Small(t *testing.T) {
-	shared := filepath.Dir(filepath.Dir(filepath.Dir(testdata.Path(t, "data/faces/yale_32x32.csv.gz"))))
-	testdata.Path(t, "papers/tables/seed003_table1_faces.tsv")
-	rows, err := Seed003(Seed003Options{Shared: shared, Sets: []string{"Yale"}, Nus: []int{3},
+	sh := shared(t, "data/faces/yale_32x32.csv.gz", "papers/tables/seed003_table1_faces.tsv")
+	rows, err := Seed003(Seed003Options{Shared: sh, Sets: []string{"Yale"}, Nus: []int{3},
 		Methods: []string{"PCA", "FDA", "MIE0", "BERE", "kMIE"}, Repeats: 3, MaxDims: 20})
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +57,8 @@ func TestSeed003Small(t *testing.T) {
 // returns MIE₀, the two agree split for split. (The sweep once took the
 // first k columns of the full-rank fit, and MIE equalled MIE₀ everywhere.)
 func TestSeed003MIEPerDimension(t *testing.T) {
-	shared := filepath.Dir(filepath.Dir(filepath.Dir(testdata.Path(t, "data/faces/yale_32x32.csv.gz"))))
-	testdata.Path(t, "papers/tables/seed003_table1_faces.tsv")
-	rows, err := Seed003(Seed003Options{Shared: shared, Sets: []string{"Yale"}, Nus: []int{2},
+	sh := shared(t, "data/faces/yale_32x32.csv.gz", "papers/tables/seed003_table1_faces.tsv")
+	rows, err := Seed003(Seed003Options{Shared: sh, Sets: []string{"Yale"}, Nus: []int{2},
 		Methods: []string{"MIE0", "MIE"}, Repeats: 2, MaxDims: 60})
 	if err != nil {
 		t.Fatal(err)

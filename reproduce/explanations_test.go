@@ -48,6 +48,7 @@ func TestDefaultExplanationsCells(t *testing.T) {
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Letter A-B", "Baseline"}, 92.28, 86.2, "complete Gaussian graph"},
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Ionosphere", "Baseline"}, 57.83, 75.1, "self-tuning"},
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Ionosphere", "SR"}, 50.74, 80.6, ""}, // no graph closes it
+		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Ionosphere", "KPCA"}, 72.65, 85.2, "self-tuning widths"},
 		{"seed002-table2", "seed002 Table 2", "accuracy %", seed000, []string{"Digits 1279", "KPCA"}, 91.23, 94.5, "0/1 weights"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "KPCA"}, 79.4, 40.2, "test rows"},
 		{"seed002-table3", "seed002 Table 3", "accuracy %", []string{"train", "method"}, []string{"5×10", "MKL-SR"}, 66.6, 79.2, ""},

@@ -137,6 +137,10 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 			if rc.Params != nil {
 				opt.Params = rc.Params.For
 			}
+			var err error
+			if opt.Classifiers, err = rc.classifiers(2, "the table pair's two columns"); err != nil {
+				return nil, err
+			}
 			faces := tables == "VII-VIII"
 			if faces {
 				opt.Repeats = rc.repeats(0)
@@ -332,6 +336,10 @@ func seed000Table(rc *RunContext, tp Seed000Table, k int, rows []Row, datasets [
 
 func runSeed001Letter(rc *RunContext) (*Outcome, error) {
 	opt := Seed001Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Seed: rc.seed(1), SkipORL: true, Params: rc.Params, Context: rc.Context}
+	var err error
+	if opt.Classifier, err = rc.classifier("1-NN"); err != nil {
+		return nil, err
+	}
 	if rc.Quick {
 		opt.Rows, opt.Repeats = 260, 2
 	}
@@ -407,6 +415,11 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 			Seed: rc.seed(1), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
 		if table == "2" {
 			opt.ClusterScale = rc.scale("")
+		} else {
+			var err error
+			if opt.Classifier, err = rc.classifier("the SVM on the reduced data"); err != nil {
+				return nil, err
+			}
 		}
 		if rc.Quick {
 			opt.Runs, opt.KPCADims, opt.Repeats, opt.PerClass = 3, 5, 2, []int{10}
@@ -470,6 +483,10 @@ func runSeed002Sensitivity(rc *RunContext) (*Outcome, error) {
 
 func runSeed003(rc *RunContext) (*Outcome, error) {
 	opt := Seed003Options{Shared: rc.Shared, DataDir: rc.DataDir(), Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
+	var err error
+	if opt.Classifier, err = rc.classifier("1-NN"); err != nil {
+		return nil, err
+	}
 	if rc.Quick {
 		opt.Repeats, opt.MaxDims, opt.Nus = 2, 20, []int{2}
 		if len(opt.Sets) == 0 {
@@ -530,6 +547,10 @@ func runSeed003Fig1(rc *RunContext) (*Outcome, error) {
 
 func runSeed004(rc *RunContext) (*Outcome, error) {
 	opt := Seed004Options{Shared: rc.Shared, DataDir: rc.DataDir(), OutDir: rc.OutDir, Sets: rc.Datasets, Methods: rc.Methods, Seed: rc.seed(1), Scale: rc.scale(""), Params: rc.Params, Progress: rc.Progress, Context: rc.Context}
+	var err error
+	if opt.Classifier, err = rc.classifier("1-NN"); err != nil {
+		return nil, err
+	}
 	if len(opt.Sets) == 0 {
 		opt.Sets = []string{"ORL", "ExtendedYaleB"}
 	}

@@ -50,10 +50,14 @@ func paperMethods(list []PaperMethod, sel []string, params func(name string) (ma
 
 // perClassSplits is the protocol of seeds 003 and 004: repeats random
 // splits with nu training rows per class (the rest test), the methods
-// fitted on the training rows after the preprocessing scale, 1-NN on the
-// embedding at dimensions 1..maxDims; ctx (nil: none) cancels it.
-func perClassSplits(ctx context.Context, ds *data.Dataset, ms []evaluate.NamedMethod, nu int, scale string, repeats, maxDims int, seed uint64) (*evaluate.Report, error) {
-	return evaluate.Run(ds, evaluate.Protocol{Preprocess: scale, Methods: ms, Classifiers: []classify.Classifier{classify.KNN{K: 1}},
+// fitted on the training rows after the preprocessing scale, the
+// classifier c (nil: 1-NN, the tables' own) on the embedding at
+// dimensions 1..maxDims; ctx (nil: none) cancels it.
+func perClassSplits(ctx context.Context, ds *data.Dataset, ms []evaluate.NamedMethod, c classify.Classifier, nu int, scale string, repeats, maxDims int, seed uint64) (*evaluate.Report, error) {
+	if c == nil {
+		c = classify.KNN{K: 1}
+	}
+	return evaluate.Run(ds, evaluate.Protocol{Preprocess: scale, Methods: ms, Classifiers: []classify.Classifier{c},
 		PerClass: nu, Repeats: repeats, Seed: seed, MaxDims: maxDims, Context: ctx})
 }
 

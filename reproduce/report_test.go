@@ -8,8 +8,14 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/method"
 )
 
 // A published cell that does not parse is an error naming the file, the
@@ -303,5 +309,70 @@ func TestWriteTableMarkdown(t *testing.T) {
 	writeCauses(&b, []*Score{total})
 	if want := "| all papers | 2 | 1 | 1 | 0 | 0 | 0 | 33 % | 50 % | 67 % |"; !strings.Contains(b.String(), want) {
 		t.Errorf("causes table lacks %q:\n%s", want, b.String())
+	}
+}
+
+// --classifier replaces an experiment's fixed classifiers: seed 003's
+// Yale PCA cell under 3-NN equals the table protocol run directly with
+// 3-NN (and differs from the 1-NN cell); the report's choices say so; an
+// experiment with two classifiers refuses one; one without a fixed
+// classifier says it was not applied.
+func TestClassifierOverride(t *testing.T) {
+	sh := shared(t, "papers/tables/seed003_table1_faces.tsv", "data/faces/yale_32x32.csv.gz", "papers/tables/seed000_tableII_ncc.tsv")
+	exps, err := Select([]string{"seed003-table1", "seed000-II-III", "seed003-fig1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcaCell := func(o *Outcome) float64 {
+		for _, c := range o.Tables[0].Cells {
+			if c.Ran && strings.Join(c.Keys, "/") == "Yale/2/PCA" {
+				return c.Ours
+			}
+		}
+		t.Fatalf("no Yale/2/PCA cell in %+v", o.Tables[0].Keys)
+		return 0
+	}
+	run := func(cs ...classify.Classifier) *Outcome {
+		rc := &RunContext{Shared: sh, Quick: true, Datasets: []string{"Yale"}, Methods: []string{"PCA"}, Classifiers: cs}
+		o, err := Execute(exps[0], rc, "test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	knn1, knn3 := run(), run(classify.KNN{K: 3})
+	ds, err := data.Load(filepath.Join(sh, "data", "faces", "yale_32x32.csv.gz"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pca, err := method.New("pca", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The quick slice: ν = 2, 2 splits, dimensions 1..20, seed 1, unit rows.
+	rep, err := perClassSplits(nil, ds, []evaluate.NamedMethod{{Name: "pca", Method: pca}}, classify.KNN{K: 3}, 2, "unit", 2, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 100 * (1 - rep.Results[0].MinError)
+	if got := pcaCell(knn3); math.Abs(got-want) > 1e-9 {
+		t.Errorf("Yale ν = 2 PCA under --classifier knn3: %.4f %%, the protocol run directly with 3-NN %.4f %%", got, want)
+	}
+	if a, b := pcaCell(knn1), pcaCell(knn3); a == b {
+		t.Errorf("1-NN and 3-NN cells are equal (%.4f %%): the override did not reach the protocol", a)
+	}
+	if !slices.ContainsFunc(knn3.Choices, func(s string) bool { return strings.Contains(s, "classifiers set to knn3 by --classifier") }) {
+		t.Errorf("choices do not record the override: %q", knn3.Choices)
+	}
+	rc := &RunContext{Shared: sh, Quick: true, Datasets: []string{"Iris"}, Classifiers: []classify.Classifier{classify.KNN{K: 3}}}
+	if _, err := Execute(exps[1], rc, "test"); err == nil || !strings.Contains(err.Error(), "scores with 2") {
+		t.Errorf("seed000-II-III with one classifier: %v, want an error naming the two it takes", err)
+	}
+	o, err := Execute(exps[2], &RunContext{Shared: sh, Classifiers: []classify.Classifier{classify.KNN{K: 3}}}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(o.Choices, func(s string) bool { return strings.Contains(s, "not applied") }) {
+		t.Errorf("seed003-fig1 choices do not say the classifier was not applied: %q", o.Choices)
 	}
 }

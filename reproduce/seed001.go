@@ -28,6 +28,8 @@ type Seed001Options struct {
 	Seed                   uint64
 	// SkipORL leaves out the ORL projections.
 	SkipORL bool
+	// Classifier replaces Figure 4's 1-NN (nil: 1-NN).
+	Classifier classify.Classifier
 	// Context cancels the run (nil: none).
 	Context context.Context
 }
@@ -74,11 +76,11 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 		}
 		ms = append(ms, evaluate.NamedMethod{Name: n, Method: m})
 	}
-	cs, err := classify.ParseList("knn1")
-	if err != nil {
-		return nil, err
+	c := opt.Classifier
+	if c == nil {
+		c = classify.KNN{K: 1}
 	}
-	rep, err := evaluate.Run(ds, evaluate.Protocol{Methods: ms, Classifiers: cs, Folds: 5, Repeats: opt.Repeats, MaxDims: opt.MaxDims, Context: opt.Context})
+	rep, err := evaluate.Run(ds, evaluate.Protocol{Methods: ms, Classifiers: []classify.Classifier{c}, Folds: 5, Repeats: opt.Repeats, MaxDims: opt.MaxDims, Context: opt.Context})
 	if err != nil {
 		return nil, err
 	}

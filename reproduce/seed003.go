@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/evaluate"
@@ -77,19 +78,21 @@ func seed003Params(name string, sigma float64, n, c int) (map[string]string, err
 
 // Seed003Options selects what Seed003 runs.
 type Seed003Options struct {
-	Shared   string
-	DataDir  string     // the data directory ("": Shared/data)
-	Sets     []string   // paper names; empty: all three
-	Nus      []int      // training sizes; empty: each set's three
-	Methods  []string   // paper names; empty: all of Seed003Methods
-	Repeats  int        // random splits (default 10)
-	MaxDims  int        // dimensions swept (default 60)
-	Seed     uint64     // default 1
-	Scale    string     // preprocessing (default "unit")
-	Sigma    float64    // RBF width (default DefaultSeed003Sigma)
-	Params   *Overrides // run-wide parameter settings over the paper's
-	Progress func(string)
-	Context  context.Context // cancels the run (nil: none)
+	Shared  string
+	DataDir string     // the data directory ("": Shared/data)
+	Sets    []string   // paper names; empty: all three
+	Nus     []int      // training sizes; empty: each set's three
+	Methods []string   // paper names; empty: all of Seed003Methods
+	Repeats int        // random splits (default 10)
+	MaxDims int        // dimensions swept (default 60)
+	Seed    uint64     // default 1
+	Scale   string     // preprocessing (default "unit")
+	Sigma   float64    // RBF width (default DefaultSeed003Sigma)
+	Params  *Overrides // run-wide parameter settings over the paper's
+	// Classifier replaces the table's 1-NN (nil: 1-NN).
+	Classifier classify.Classifier
+	Progress   func(string)
+	Context    context.Context // cancels the run (nil: none)
 }
 
 // Seed003Row is one method on one set and training size.
@@ -150,7 +153,7 @@ func Seed003(opt Seed003Options) ([]Seed003Row, error) {
 			if err != nil {
 				return nil, err
 			}
-			rep, err := perClassSplits(opt.Context, ds, ms, nu, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
+			rep, err := perClassSplits(opt.Context, ds, ms, opt.Classifier, nu, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("%s ν=%d: %w", set.Paper, nu, err)
 			}

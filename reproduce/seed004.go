@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
@@ -62,19 +63,21 @@ var Seed004Sets = []Seed004Set{
 
 // Seed004Options selects what Seed004 runs.
 type Seed004Options struct {
-	Shared   string
-	DataDir  string     // the data directory ("": Shared/data)
-	OutDir   string     // PNG figures (accuracy curves, MNIST embedding); empty: none
-	Sets     []string   // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
-	Methods  []string   // paper names; empty: all of Seed004Methods
-	Params   *Overrides // run-wide parameter settings over the paper's
-	Repeats  int        // random splits (default 10)
-	MaxDims  int        // default 120
-	Seed     uint64     // default 1
-	Scale    string     // preprocessing (default "unit": the paper does not say)
-	MNIST    bool       // also the 2-D KNDA embedding of 100 MNIST digits per class
-	Progress func(string)
-	Context  context.Context // cancels the run (nil: none)
+	Shared  string
+	DataDir string     // the data directory ("": Shared/data)
+	OutDir  string     // PNG figures (accuracy curves, MNIST embedding); empty: none
+	Sets    []string   // paper names; empty: ORL only (Yale B takes ≈ 17 min on 2 cores)
+	Methods []string   // paper names; empty: all of Seed004Methods
+	Params  *Overrides // run-wide parameter settings over the paper's
+	Repeats int        // random splits (default 10)
+	MaxDims int        // default 120
+	Seed    uint64     // default 1
+	Scale   string     // preprocessing (default "unit": the paper does not say)
+	MNIST   bool       // also the 2-D KNDA embedding of 100 MNIST digits per class
+	// Classifier replaces the tables' 1-NN (nil: 1-NN).
+	Classifier classify.Classifier
+	Progress   func(string)
+	Context    context.Context // cancels the run (nil: none)
 }
 
 // Seed004Row is one method on one set.
@@ -126,7 +129,7 @@ func Seed004(opt Seed004Options) ([]Seed004Row, error) {
 		if opt.Progress != nil {
 			opt.Progress(set.Paper)
 		}
-		rep, err := perClassSplits(opt.Context, ds, ms, set.PerClass, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
+		rep, err := perClassSplits(opt.Context, ds, ms, opt.Classifier, set.PerClass, opt.Scale, opt.Repeats, opt.MaxDims, opt.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", set.Paper, err)
 		}

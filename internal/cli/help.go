@@ -91,6 +91,7 @@ examples:
   dimred reproduce --list
   dimred reproduce --quick --out /tmp/report
   dimred reproduce seed000 --datasets Iris,Wine -m GDA,KQMI
+  dimred reproduce seed000-IV-V --datasets Glass --classifier svm-linear:C=100,svm-rbf:C=100,gamma=1
   dimred reproduce --experiment seed004-tables1-2 --datasets ORL --out docs/reproduction
   dimred reproduce all --out docs/reproduction`,
 	"datasets": `Lists the built-in data sets, usable wherever a data file is expected as

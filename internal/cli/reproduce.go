@@ -5,12 +5,13 @@ import (
 	"os"
 	"strings"
 
+	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/internal/version"
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/reproduce"
 )
 
-const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR [--report-only]] [--quick] [--list] [--seed N] [--repeats N] [--datasets A,B] [-m A,B] [-p key=value]... [--scale SPEC]"
+const reproduceUsage = "reproduce [PAPER|EXPERIMENT …] [--experiment NAME] [--shared ../shared] [--data DIR] [--out DIR [--report-only]] [--quick] [--list] [--seed N] [--repeats N] [--datasets A,B] [-m A,B] [-p key=value]... [--scale SPEC] [--classifier LIST]"
 
 // runReproduce runs experiments of reproduce.Experiments (papers or
 // experiment names; all by default) and writes the report: into --out
@@ -30,6 +31,7 @@ func runReproduce(e *env, args []string) error {
 	repeats := fs.Int("repeats", 0, "replace the papers' numbers of repeats or random splits (0: the paper's; the report says so)")
 	methods := fs.String("m", "", "restrict every experiment to these methods (paper names, comma-separated)")
 	scale := fs.String("scale", "", "preprocessing in place of the experiments' own where the paper leaves it open (seed 002 Table 2's rows, seeds 003-004's face rows): none, minmax, zscore, unit, pca:0.99 or a comma list; the report says where it was applied")
+	classifiers := fs.String("classifier", "", "classifiers in place of the experiments' fixed ones, comma-separated as in eval -c: two for seed 000's table pairs, one for seed 002 Tables 3-4's SVM (still on [−1, 1]-scaled columns) and for the 1-NN of seed 001's Letter curves and seeds 003-004's tables; the published columns stay the paper's and the report says where it was applied")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value over the papers' settings, for every method that has it, or method.key=value (our method names, e.g. lda.norm=unit; seed 000's KLPP and LPP columns are sklpp and slpp); repeatable; the report lists them and any that matched no method of an experiment")
 	pos, err := parseArgs(fs, args)
@@ -43,6 +45,11 @@ func runReproduce(e *env, args []string) error {
 	}
 	rc := &reproduce.RunContext{Context: e.ctx, Shared: *shared, Data: *dataDir, OutDir: *out, Quick: *quick, Seed: *seed, Repeats: *repeats,
 		Datasets: splitList(*sets), Methods: splitList(*methods), Params: reproduce.NewOverrides(params), Scale: *scale}
+	if *classifiers != "" {
+		if rc.Classifiers, err = classify.ParseList(*classifiers); err != nil {
+			return usageError{fmt.Errorf("--classifier: %w", err)}
+		}
+	}
 	if *scale != "" {
 		if _, err := preprocess.Parse(*scale); err != nil {
 			return usageError{fmt.Errorf("--scale: %w", err)}

@@ -65,7 +65,7 @@ func TestReproduceCLI(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(b), "seed003_fig1.png") {
 		t.Errorf("--report-only did not rewrite the report from the saved results: %v", err)
 	}
-	for _, bad := range [][]string{{"--report-only"}, {"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}, {"-p", "nrm=unit"}, {"--scale", "zscor"}} {
+	for _, bad := range [][]string{{"--report-only"}, {"seed009"}, {"--repeats", "-1"}, {"--experiment", "nosuch"}, {"-p", "nrm=unit"}, {"--scale", "zscor"}, {"--classifier", "svm-nosuch"}} {
 		if st, _, errs := run(t, append([]string{"reproduce", "--shared", shared}, bad...)...); st != 2 || !strings.Contains(errs, strings.TrimPrefix(bad[len(bad)-1], "-")) {
 			t.Errorf("%v: status %d, stderr %q; want a usage error naming the value", bad, st, errs)
 		}

@@ -39,6 +39,9 @@ type Experiment struct {
 	// NotRunnable, when set, says why the experiment cannot run here (its
 	// data is not in ../shared/data); Run is nil then.
 	NotRunnable string
+	// Classifiers is the number of fixed classifiers it scores with, the
+	// ones RunContext.Classifiers (--classifier) replaces; 0: none.
+	Classifiers int
 	// Run computes our numbers.
 	Run func(rc *RunContext) (*Outcome, error)
 }
@@ -113,6 +116,26 @@ func (rc *RunContext) scale(def string) string {
 	}
 	rc.scaleUsed = true
 	return rc.Scale
+}
+
+// CheckClassifiers reports, before anything runs, the experiments of exps
+// that score with another number of fixed classifiers than the n given
+// (--classifier); experiments without fixed classifiers accept any n
+// and ignore them.
+func CheckClassifiers(exps []Experiment, n int) error {
+	if n == 0 {
+		return nil
+	}
+	var bad []string
+	for _, e := range exps {
+		if e.Run != nil && e.Classifiers > 0 && e.Classifiers != n {
+			bad = append(bad, fmt.Sprintf("%s takes %d", e.Name, e.Classifiers))
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("--classifier gives %d classifier(s), but %s; run those experiments separately", n, strings.Join(bad, ", "))
+	}
+	return nil
 }
 
 // classifiers returns the --classifier replacement for an experiment that

@@ -47,7 +47,7 @@ func Experiments() []Experiment {
 		{
 			Name: "seed001-letter", Paper: "seed001",
 			Title: "Figure 4: AQMIDA, PCA and PCA+LDA on 800 Letter rows, 5-fold CV ×10, 1-NN error against dimension 1-15",
-			Data:  uci("letter.arff"), Minutes: 0.1, QuickMinutes: 0.1,
+			Data:  uci("letter.arff"), Minutes: 0.1, QuickMinutes: 0.1, Classifiers: 1,
 			Run: runSeed001Letter,
 		},
 		{
@@ -74,21 +74,21 @@ func Experiments() []Experiment {
 			Name: "seed002-table3", Paper: "seed002",
 			Title:     "Table 3: CMU PIE (our file: 10 persons, not 68), supervised, linear SVM on the reduced data, 30 random splits",
 			Data:      []string{"faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 3, QuickMinutes: 0.1,
+			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 3, QuickMinutes: 0.1, Classifiers: 1,
 			Run: seed002Runner("3"),
 		},
 		{
 			Name: "seed002-table4", Paper: "seed002",
 			Title:     "Table 4: Extended Yale B, semi-supervised (half the training images labelled), linear SVM, 30 random splits",
 			Data:      []string{"faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 45, QuickMinutes: 0.4,
+			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 45, QuickMinutes: 0.4, Classifiers: 1,
 			Run: seed002Runner("4"),
 		},
 		{
 			Name: "seed003-table1", Paper: "seed003",
 			Title:     "Table 1: 1-NN accuracy of 15 methods on Yale, ORL and PIE (10 persons) with ν training images per person, 10 random splits",
 			Data:      []string{"faces/yale_32x32.csv.gz", "faces/orl_32x32.csv.gz", "faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 12.3, QuickMinutes: 0.1, // the EM members refit per dimension: most of the time (12.3 min alone, 2026-11-23)
+			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 12.3, QuickMinutes: 0.1, Classifiers: 1, // the EM members refit per dimension: most of the time (12.3 min alone, 2026-11-23)
 			Run: runSeed003,
 		},
 		{
@@ -101,7 +101,7 @@ func Experiments() []Experiment {
 			Name: "seed004-tables1-2", Paper: "seed004",
 			Title:     "Tables 1-2: best 1-NN recognition rate over dimensions on ORL (5 per person) and Extended Yale B (30 per person), 10 random splits; accuracy curves",
 			Data:      []string{"faces/orl_32x32.csv.gz", "faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 1.6, QuickMinutes: 0.1,
+			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 1.6, QuickMinutes: 0.1, Classifiers: 1,
 			Run: runSeed004,
 		},
 		{
@@ -130,7 +130,7 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 	tp, _ := LookupSeed000Table(tables)
 	return Experiment{
 		Name: name, Paper: "seed000", Title: title, Data: dataFiles,
-		Published: tp.Files[:], Minutes: minutes, QuickMinutes: quick,
+		Published: tp.Files[:], Minutes: minutes, QuickMinutes: quick, Classifiers: 2,
 		Run: func(rc *RunContext) (*Outcome, error) {
 			opt := Options{Shared: rc.Shared, DataDir: rc.DataDir(), Tables: tables, Datasets: rc.Datasets, Methods: rc.Methods,
 				Seed: rc.seed(0), Nested: nested, Progress: rc.Progress, Context: rc.Context}

@@ -376,3 +376,42 @@ func TestClassifierOverride(t *testing.T) {
 		t.Errorf("seed003-fig1 choices do not say the classifier was not applied: %q", o.Choices)
 	}
 }
+
+// Every experiment declares the number of fixed classifiers its run takes
+// (Experiment.Classifiers, checked by CheckClassifiers before anything
+// runs): with one more the run refuses with the count error, with the
+// declared number (or any number, for experiments without fixed
+// classifiers) it gets as far as the cancelled context.
+func TestExperimentClassifierCounts(t *testing.T) {
+	sh := shared(t, "papers/tables/seed000_tableII_ncc.tsv", "data/uci/iris.arff", "data/faces/orl_32x32.csv.gz",
+		"data/faces/yale_32x32.csv.gz", "data/faces/pie10_32x32.csv.gz", "data/faces/yaleb_32x32.csv.gz", "data/mnist/mnist10k.csv.gz",
+		"data/uci/letter.arff", "data/uci/ionosphere.arff")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	knn := func(n int) []classify.Classifier {
+		cs := make([]classify.Classifier, n)
+		for i := range cs {
+			cs[i] = classify.KNN{K: 3}
+		}
+		return cs
+	}
+	for _, e := range Experiments() {
+		if e.Run == nil {
+			continue
+		}
+		for _, n := range []int{e.Classifiers, e.Classifiers + 1} {
+			if n == 0 {
+				continue
+			}
+			rc := &RunContext{Shared: sh, OutDir: t.TempDir(), Quick: true, Context: ctx, Classifiers: knn(n)}
+			_, err := e.Run(rc)
+			countErr := err != nil && strings.Contains(err.Error(), "--classifier gives")
+			if want := e.Classifiers > 0 && n != e.Classifiers; countErr != want {
+				t.Errorf("%s (declares %d) with %d classifiers: %v; want the count error: %v", e.Name, e.Classifiers, n, err, want)
+			}
+			if checkErr := CheckClassifiers([]Experiment{e}, n); (checkErr != nil) != countErr {
+				t.Errorf("%s with %d classifiers: CheckClassifiers says %v, the run %v", e.Name, n, checkErr, err)
+			}
+		}
+	}
+}

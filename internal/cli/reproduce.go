@@ -49,6 +49,9 @@ func runReproduce(e *env, args []string) error {
 		if rc.Classifiers, err = classify.ParseList(*classifiers); err != nil {
 			return usageError{fmt.Errorf("--classifier: %w", err)}
 		}
+		if err := reproduce.CheckClassifiers(exps, len(rc.Classifiers)); err != nil {
+			return usageError{err}
+		}
 	}
 	if *scale != "" {
 		if _, err := preprocess.Parse(*scale); err != nil {

@@ -70,6 +70,9 @@ func TestReproduceCLI(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want a usage error naming the value", bad, st, errs)
 		}
 	}
+	if st, _, errs := run(t, "reproduce", "seed000", "seed003-table1", "--shared", shared, "--classifier", "knn3"); st != 2 || !strings.Contains(errs, "seed000-IV-V takes 2") || strings.Contains(errs, "seed003-table1 takes") {
+		t.Errorf("--classifier with the wrong count for seed 000: status %d, stderr %q; want a usage error before anything runs naming the seed 000 experiments only", st, errs)
+	}
 	if st, _, errs := run(t, "reproduce", "seed004-table3", "--shared", shared); st == 0 || !strings.Contains(errs, "cannot run here") {
 		t.Errorf("not runnable: status %d, stderr %q", st, errs)
 	}

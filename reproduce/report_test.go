@@ -249,11 +249,7 @@ func TestQuickReport(t *testing.T) {
 // do not go through evaluate check it between fits (`dimred reproduce`
 // cancels it on Ctrl-C or SIGTERM).
 func TestExperimentsStopWhenCancelled(t *testing.T) {
-	sh := shared(t, "papers/tables/seed000_tableII_ncc.tsv", "data/uci/iris.arff", "data/faces/orl_32x32.csv.gz",
-		"data/faces/yale_32x32.csv.gz", "data/faces/pie10_32x32.csv.gz", "data/faces/yaleb_32x32.csv.gz", "data/mnist/mnist10k.csv.gz",
-		"data/uci/letter.arff", "data/uci/ionosphere.arff")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	sh, ctx := everyExperimentCancelled(t)
 	for _, e := range Experiments() {
 		if e.Run == nil {
 			continue
@@ -383,11 +379,7 @@ func TestClassifierOverride(t *testing.T) {
 // declared number (or any number, for experiments without fixed
 // classifiers) it gets as far as the cancelled context.
 func TestExperimentClassifierCounts(t *testing.T) {
-	sh := shared(t, "papers/tables/seed000_tableII_ncc.tsv", "data/uci/iris.arff", "data/faces/orl_32x32.csv.gz",
-		"data/faces/yale_32x32.csv.gz", "data/faces/pie10_32x32.csv.gz", "data/faces/yaleb_32x32.csv.gz", "data/mnist/mnist10k.csv.gz",
-		"data/uci/letter.arff", "data/uci/ionosphere.arff")
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	sh, ctx := everyExperimentCancelled(t)
 	knn := func(n int) []classify.Classifier {
 		cs := make([]classify.Classifier, n)
 		for i := range cs {
@@ -414,4 +406,17 @@ func TestExperimentClassifierCounts(t *testing.T) {
 			}
 		}
 	}
+}
+
+// everyExperimentCancelled returns ../shared, with the files every
+// experiment's quick run reads checked, and a context already cancelled:
+// runs given it stop before their first fit.
+func everyExperimentCancelled(t *testing.T) (string, context.Context) {
+	t.Helper()
+	sh := shared(t, "papers/tables/seed000_tableII_ncc.tsv", "data/uci/iris.arff", "data/faces/orl_32x32.csv.gz",
+		"data/faces/yale_32x32.csv.gz", "data/faces/pie10_32x32.csv.gz", "data/faces/yaleb_32x32.csv.gz", "data/mnist/mnist10k.csv.gz",
+		"data/uci/letter.arff", "data/uci/ionosphere.arff")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return sh, ctx
 }

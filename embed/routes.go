@@ -129,6 +129,15 @@ func scatter(phi *mat.Dense, g graph.Operator) *mat.SymDense {
 	return linalg.Symmetrize(linalg.TransMul(phi, g.Apply(phi)))
 }
 
+// metric is the feature-space metric of coefficients: I (linear) or K̃.
+func metric(prep *Prepared) *mat.SymDense {
+	_, p := prep.Phi.Dims()
+	if prep.Dual {
+		return linalg.Symmetrize(prep.Phi)
+	}
+	return graph.Identity(p).Dense()
+}
+
 // dense forms the p×p problem (Φᵀ·A·Φ + ε_A·M)·v = λ·(Φᵀ·B·Φ + ε_B·M)·v and
 // solves it; in a kernel space it works in explicit feature coordinates
 // (dual).
@@ -139,15 +148,13 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 	p := s.p
 	a := scatter(prep.Phi, p.Objective)
 	addMetric(a, p.ObjectiveRidge, prep)
+	var b *mat.SymDense
 	if p.Constraint == nil {
-		// The primal metric is I: a standard eigenproblem. Handing the
-		// solvers B = I would cost a Cholesky factorisation and two
-		// triangular solves per call for the same pairs (the EM of
-		// seed 003 solves this problem at every M-step).
-		return s.eigs(linalg.SymDenseOp{M: a}, nil, s.k, p.order())
+		b = metric(prep)
+	} else {
+		b = scatter(prep.Phi, p.Constraint)
+		addMetric(b, p.Ridge, prep)
 	}
-	b := scatter(prep.Phi, p.Constraint)
-	addMetric(b, p.Ridge, prep)
 	return s.eigs(linalg.SymDenseOp{M: a}, linalg.SymDenseOp{M: b}, s.k, p.order())
 }
 

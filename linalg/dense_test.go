@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
 	"testing"
@@ -339,6 +340,39 @@ func TestDenseEigenGeneralized(t *testing.T) {
 			}
 		}
 	})
+}
+
+// B = I exactly is solved as the standard problem: the same pairs to the
+// last bit as with no B (and a B one rounding unit away from I still takes
+// the generalized route, with the same pairs to tolerance).
+func TestDenseEigenIdentityB(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for _, n := range []int{1, 7, 120} {
+		a := randSym(rng, n)
+		id := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			id.SetSym(i, i, 1)
+		}
+		for _, k := range uniq(1, max(1, n/5), n) {
+			std := eigs(t, DenseEigen{}, a, nil, k, Smallest)
+			withI := eigs(t, DenseEigen{}, a, id, k, Smallest)
+			if !mat.Equal(std.Vectors, withI.Vectors) || !slices.Equal(std.Values, withI.Values) {
+				t.Errorf("n=%d k=%d: B = I gives other pairs than no B", n, k)
+			}
+		}
+		if n > 1 {
+			near := mat.NewSymDense(n, nil)
+			near.CopySym(id)
+			near.SetSym(0, 1, 1e-16)
+			if isIdentity(near) {
+				t.Fatalf("n=%d: a B with an off-diagonal 1e-16 counted as the identity", n)
+			}
+			k := max(1, n/5)
+			res := eigs(t, DenseEigen{}, a, near, k, Smallest)
+			wv, wz := refPairs(t, a, near, k, Smallest)
+			comparePairs(t, "B = I + 1e-16 n="+itoa(n), a, near, res.Values, res.Vectors, wv, wz, 1e-10, 0, 1e-8)
+		}
+	}
 }
 
 // A near-singular B: DenseEigen falls back to GenSymEig (the same bits) and

@@ -113,7 +113,11 @@ func comparePairs(t *testing.T, name string, a, b *mat.SymDense, gotVals []float
 	if maxAng > angTol {
 		t.Errorf("%s: principal angle %.2e", name, maxAng)
 	}
-	if r := pairResidual(a, b, gotVals, gotVecs); r > 1e-12 {
+	// A backward-stable dense solver leaves relative residuals of order
+	// n·ε: 1e-12, or 40·n·ε for larger n (OpenBLAS's LAPACK reaches
+	// 1.15e-12 on the full generalized problem at n = 250).
+	n := gotVecs.RawMatrix().Rows
+	if r := pairResidual(a, b, gotVals, gotVecs); r > max(1e-12, 40*float64(n)*0x1p-52) {
 		t.Errorf("%s: relative residual %.2e", name, r)
 	}
 	var g mat.Dense

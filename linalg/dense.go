@@ -93,15 +93,6 @@ func (s DenseEigen) Eigs(ctx context.Context, a, b SymOperator, k int, order Ord
 		return nil, err
 	}
 	var bd *mat.SymDense
-	if b != nil {
-		bd = densify(b, res)
-		if isIdentity(bd) {
-			// B = I (the M-step of seed 003's EM, posed with the
-			// primal metric): the same pairs without a Cholesky
-			// factorisation and two triangular solves per call.
-			b, bd = nil, nil
-		}
-	}
 	if b == nil {
 		vals, vecs, err := symEigK(ad, k, order)
 		if err != nil {
@@ -109,6 +100,7 @@ func (s DenseEigen) Eigs(ctx context.Context, a, b SymOperator, k int, order Ord
 		}
 		res.Values, res.Vectors = vals, vecs
 	} else {
+		bd = densify(b, res)
 		if err := checkFiniteSym(bd); err != nil {
 			return nil, fmt.Errorf("constraint matrix B: %w", err)
 		}
@@ -126,7 +118,10 @@ func (s DenseEigen) Eigs(ctx context.Context, a, b SymOperator, k int, order Ord
 }
 
 // isIdentity reports whether b is exactly the identity matrix (an O(n²)
-// scan, against the O(n³) reduction it saves).
+// scan, against the O(n³) reduction it saves). The generalized solvers
+// (genEigChol, GenSymEig) then solve the standard problem: the same pairs
+// without a Cholesky factorisation and two triangular solves per call —
+// the M-step of seed 003's EM is posed with B = I on every iteration.
 func isIdentity(b *mat.SymDense) bool {
 	n := b.SymmetricDim()
 	raw := b.RawSymmetric()
@@ -156,6 +151,9 @@ func densify(a SymOperator, res *EigenResult) *mat.SymDense {
 // genEigChol solves A·v = λ·B·v through the Cholesky factorization of B,
 // falling back to GenSymEig when B is not numerically positive definite.
 func genEigChol(ctx context.Context, a, b *mat.SymDense, k int, order Order, tol float64) ([]float64, *mat.Dense, error) {
+	if isIdentity(b) {
+		return symEigK(a, k, order)
+	}
 	fallback := func() ([]float64, *mat.Dense, error) {
 		vals, vecs, err := genSymEigRange(a, b, k, tol, order)
 		if err != nil {

@@ -346,8 +346,8 @@ func TestDenseEigenGeneralized(t *testing.T) {
 	})
 }
 
-// B = I exactly is solved as the standard problem: the same pairs to the
-// last bit as with no B (and a B one rounding unit away from I still takes
+// B = I exactly is solved as the standard problem, by DenseEigen and
+// GenSymEig alike: the same pairs to the last bit as with no B (and a B one rounding unit away from I still takes
 // the generalized route, with the same pairs to tolerance).
 func TestDenseEigenIdentityB(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
@@ -362,6 +362,13 @@ func TestDenseEigenIdentityB(t *testing.T) {
 			withI := eigs(t, DenseEigen{}, a, id, k, Smallest)
 			if !mat.Equal(std.Vectors, withI.Vectors) || !slices.Equal(std.Values, withI.Values) {
 				t.Errorf("n=%d k=%d: B = I gives other pairs than no B", n, k)
+			}
+			gv, gz, err := GenSymEig(a, id, k, GenOptions{Order: Smallest})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(std.Vectors, gz) || !slices.Equal(std.Values, gv) {
+				t.Errorf("n=%d k=%d: GenSymEig with B = I gives other pairs than DenseEigen with no B", n, k)
 			}
 		}
 		if n > 1 {

@@ -192,6 +192,9 @@ func GenSymEig(a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense
 			bb.SetSym(i, i, bb.At(i, i)+opt.Ridge)
 		}
 	}
+	if isIdentity(bb) {
+		return SymEig(a, k, opt.Order)
+	}
 	// A well-conditioned B (every eigenvalue above the rank tolerance, with
 	// a margin) is reduced by its Cholesky factor, B = L·Lᵀ: one
 	// factorisation and two triangular solves instead of an

@@ -85,10 +85,13 @@ func NewKernelBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense) (*Ker
 			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
 		}
 		b.Kernels[i] = k
-		g, err := k.GramContext(ctx, x, nil)
-		if err != nil {
-			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
-		}
+	}
+	// One product xᵢᵀxⱼ for every kernel's Gram matrix.
+	grams, err := kernel.GramsContext(ctx, b.Kernels, x, nil)
+	if err != nil {
+		return nil, fmt.Errorf("multikernel: %w", err)
+	}
+	for _, g := range grams {
 		c, err := kernel.CenterGram(g)
 		if err != nil {
 			return nil, err

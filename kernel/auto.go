@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/internal/par"
 )
 
 // The data-driven RBF width (sigma=auto).
@@ -102,27 +104,51 @@ func MedianDistance(x *mat.Dense, sample int) (float64, error) {
 		rows = rows[:sample]
 		slices.Sort(rows)
 	}
+	// Rows of the pair triangle in blocks, in parallel; each block keeps
+	// its own distances, joined in row order (the median does not depend
+	// on the order, and the first non-finite pair is found as in a serial
+	// scan).
 	m := len(rows)
-	dist := make([]float64, 0, m*(m-1)/2)
-	zeros := 0
-	for a, i := range rows {
-		xi := x.RawRowView(i)
-		for _, j := range rows[a+1:] {
-			xj := x.RawRowView(j)
-			s := 0.0
-			for c, v := range xi {
-				d := v - xj[c]
-				s += d * d
+	const block = 32
+	nb := (m + block - 1) / block
+	parts := make([][]float64, nb)
+	zeroParts := make([]int, nb)
+	bad := make([][2]int, nb)
+	par.Blocks(m, block, func(lo, hi int) {
+		b := lo / block
+		bad[b] = [2]int{-1, -1}
+		var dist []float64
+		for a := lo; a < hi; a++ {
+			i := rows[a]
+			xi := x.RawRowView(i)
+			for _, j := range rows[a+1:] {
+				xj := x.RawRowView(j)
+				s := 0.0
+				for c, v := range xi {
+					d := v - xj[c]
+					s += d * d
+				}
+				if math.IsNaN(s) || math.IsInf(s, 0) {
+					bad[b] = [2]int{i, j}
+					return
+				}
+				if s == 0 {
+					zeroParts[b]++
+					continue
+				}
+				dist = append(dist, math.Sqrt(s))
 			}
-			if math.IsNaN(s) || math.IsInf(s, 0) {
-				return 0, nonFinite(x, i, j)
-			}
-			if s == 0 {
-				zeros++
-				continue
-			}
-			dist = append(dist, math.Sqrt(s))
 		}
+		parts[b] = dist
+	})
+	zeros := 0
+	dist := make([]float64, 0, m*(m-1)/2)
+	for b := range parts {
+		if bad[b][0] >= 0 {
+			return 0, nonFinite(x, bad[b][0], bad[b][1])
+		}
+		dist = append(dist, parts[b]...)
+		zeros += zeroParts[b]
 	}
 	if len(dist) == 0 {
 		return 0, errAllEqual

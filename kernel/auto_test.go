@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -106,5 +107,34 @@ func TestAutoWidth(t *testing.T) {
 	// Equal rows: any width gives the same Gram matrix; σ = 1.
 	if r, err := k.Resolve(mat.NewDense(3, 1, []float64{2, 2, 2})); err != nil || r.Sigma != 1 {
 		t.Errorf("equal rows: %v, %v", r, err)
+	}
+}
+
+// The pair triangle is scanned in parallel blocks: the median is the brute
+// force one and the same whatever GOMAXPROCS, and a non-finite value is
+// reported for the pair a serial scan meets first.
+func TestMedianDistanceBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(200, 4, nil)
+	for i := 0; i < 200; i++ {
+		for j := 0; j < 4; j++ {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	old := runtime.GOMAXPROCS(1)
+	one, err := MedianDistance(x, 0)
+	runtime.GOMAXPROCS(4)
+	four, err4 := MedianDistance(x, 0)
+	runtime.GOMAXPROCS(old)
+	if err != nil || err4 != nil || one != four {
+		t.Fatalf("GOMAXPROCS 1 and 4: %v (%v), %v (%v)", one, err, four, err4)
+	}
+	if want := bruteMedian(x); math.Abs(one-want) > 1e-12*want {
+		t.Errorf("median %v, want %v", one, want)
+	}
+	x.Set(150, 2, math.Inf(1))
+	x.Set(40, 1, math.NaN())
+	if _, err := MedianDistance(x, 0); err == nil || !strings.Contains(err.Error(), "row 41, column 2 is NaN") {
+		t.Errorf("non-finite: %v", err)
 	}
 }

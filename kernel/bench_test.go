@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"testing"
 
 	"github.com/dimred/dimred/internal/testdata"
@@ -33,6 +34,42 @@ func BenchmarkCenterGram2000(b *testing.B) {
 	}
 	for b.Loop() {
 		if _, err := CenterGram(g); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// MKL-SR's three base kernels (seed 002 §4.1: linear, polynomial, RBF) on
+// 1520 face-sized rows (seed 002 Table 4 at 40 per person): one Gram
+// matrix per kernel, against all three from one shared product
+// (GramsContext).
+func BenchmarkGramsMKL1520x1024(b *testing.B) {
+	x, _ := testdata.Classes(1520, 1024, 38)
+	ks := []Kernel{Linear(), Poly(2, 1), RBF(1)}
+	b.Run("separate", func(b *testing.B) {
+		for b.Loop() {
+			for _, k := range ks {
+				if _, err := k.Gram(x, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("shared", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := GramsContext(context.Background(), ks, x, nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
+// The median pairwise distance of RBF sigma=auto: every pair of a sample
+// of AutoWidthSample rows of 1024 columns.
+func BenchmarkMedianDistance1000x1024(b *testing.B) {
+	x, _ := testdata.Classes(1520, 1024, 38)
+	for b.Loop() {
+		if _, err := MedianDistance(x, AutoWidthSample); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -188,16 +188,33 @@ func (k Kernel) Gram(x, y *mat.Dense) (*mat.Dense, error) {
 
 // GramContext returns the kernel matrix G with G[i][j] = k(xᵢ, yⱼ) for the
 // rows of x (n×d) and y (m×d). Blocks of rows are computed in parallel;
-// inner products come from one matrix product per block. If y is nil,
-// y = x: only the upper triangle is computed (half the work) and mirrored,
-// so the result is exactly symmetric. It stops with ctx.Err() when ctx is
-// cancelled.
+// inner products come from one matrix product per block, shared by the
+// terms of a sum kernel. If y is nil, y = x: only the upper triangle is
+// computed (half the work) and mirrored, so the result is exactly
+// symmetric. It stops with ctx.Err() when ctx is cancelled.
 func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, error) {
-	if err := k.Validate(); err != nil {
+	g, err := GramsContext(ctx, []Kernel{k}, x, y)
+	if err != nil {
 		return nil, err
 	}
-	if k.IsAuto() {
-		return nil, fmt.Errorf("kernel %s: the width is chosen from training rows; resolve it first (Kernel.Resolve)", k)
+	return g[0], nil
+}
+
+// GramsContext returns the kernel matrix of every kernel in ks on the same
+// rows (as GramContext, entry for entry), from one matrix product xᵢᵀyⱼ
+// per block of rows shared by all of them: M kernels on the same rows cost
+// one product instead of M (multiple-kernel methods, sum kernels).
+func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Dense, error) {
+	if len(ks) == 0 {
+		return nil, nil
+	}
+	var terms []gramTerm
+	norms := false
+	for i, k := range ks {
+		var err error
+		if terms, norms, err = k.appendTerms(terms, norms, 1, i); err != nil {
+			return nil, err
+		}
 	}
 	sym := y == nil
 	if sym {
@@ -208,38 +225,22 @@ func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, e
 	if d != dy {
 		return nil, fmt.Errorf("kernel: rows have %d and %d columns", d, dy)
 	}
-	if k.Type == "sum" {
-		g := mat.NewDense(n, m, nil)
-		for i, t := range k.Terms {
-			var ty *mat.Dense
-			if !sym {
-				ty = y
-			}
-			gt, err := t.GramContext(ctx, x, ty)
-			if err != nil {
-				return nil, err
-			}
-			w := k.Weights[i]
-			for r := 0; r < n; r++ {
-				floats.AddScaled(g.RawRowView(r), w, gt.RawRowView(r))
-			}
-		}
-		return g, nil
-	}
-	kd, err := lookupKind(k.Type)
-	if err != nil {
-		return nil, err
-	}
 	var xn, yn []float64
-	if kd.NeedsNorms {
+	if norms {
 		xn = rowSqNorms(x)
 		yn = xn
 		if !sym {
 			yn = rowSqNorms(y)
 		}
 	}
-	g := mat.NewDense(n, m, nil)
-	f := kd.Elementwise(k)
+	gs := make([]*mat.Dense, len(ks))
+	for i := range gs {
+		gs[i] = mat.NewDense(n, m, nil)
+	}
+	// One kernel that is not a sum maps the products in place; otherwise
+	// each block's products go to a scratch block and every term adds
+	// w·f(product) to its kernel's matrix, in the order of the terms.
+	inPlace := len(terms) == 1 && terms[0].w == 1
 	par.Blocks(n, blockRows, func(lo, hi int) {
 		if ctx.Err() != nil {
 			return
@@ -248,16 +249,30 @@ func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, e
 		if sym {
 			c0 = lo // upper triangle (and the diagonal block) only
 		}
-		blk := g.Slice(lo, hi, c0, m).(*mat.Dense)
-		blk.Mul(x.Slice(lo, hi, 0, d), y.Slice(c0, m, 0, d).T())
+		dots := gs[0].Slice(lo, hi, c0, m).(*mat.Dense)
+		if !inPlace {
+			dots = mat.NewDense(hi-lo, m-c0, nil)
+		}
+		dots.Mul(x.Slice(lo, hi, 0, d), y.Slice(c0, m, 0, d).T())
 		for i := lo; i < hi; i++ {
-			row := g.RawRowView(i)[c0:]
-			for j := range row {
-				var a, b float64
-				if xn != nil {
-					a, b = xn[i], yn[c0+j]
+			dr := dots.RawRowView(i - lo)
+			var a float64
+			if xn != nil {
+				a = xn[i]
+			}
+			for _, t := range terms {
+				row := gs[t.out].RawRowView(i)[c0:]
+				for j, v := range dr {
+					var b float64
+					if yn != nil {
+						b = yn[c0+j]
+					}
+					if inPlace {
+						row[j] = t.f(v, a, b)
+					} else {
+						row[j] += t.w * t.f(v, a, b)
+					}
 				}
-				row[j] = f(row[j], a, b)
 			}
 		}
 	})
@@ -265,9 +280,46 @@ func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, e
 		return nil, err
 	}
 	if sym {
-		mirrorUpper(g)
+		for _, g := range gs {
+			mirrorUpper(g)
+		}
 	}
-	return g, nil
+	return gs, nil
+}
+
+// gramTerm is one leaf kernel of a Gram computation: its elementwise map,
+// the weight it carries in its sum (1 for a kernel that is not one) and the
+// matrix it adds to.
+type gramTerm struct {
+	f   func(dot, xn, yn float64) float64
+	w   float64
+	out int
+}
+
+// appendTerms appends k's leaf kernels (a sum's terms, recursively, with
+// their weights multiplied by w) to terms, all adding to matrix out, and
+// reports whether any of them needs the squared norms.
+func (k Kernel) appendTerms(terms []gramTerm, norms bool, w float64, out int) ([]gramTerm, bool, error) {
+	if err := k.Validate(); err != nil {
+		return nil, false, err
+	}
+	if k.IsAuto() {
+		return nil, false, fmt.Errorf("kernel %s: the width is chosen from training rows; resolve it first (Kernel.Resolve)", k)
+	}
+	if k.Type == "sum" {
+		for i, t := range k.Terms {
+			var err error
+			if terms, norms, err = t.appendTerms(terms, norms, w*k.Weights[i], out); err != nil {
+				return nil, false, err
+			}
+		}
+		return terms, norms, nil
+	}
+	kd, err := lookupKind(k.Type)
+	if err != nil {
+		return nil, false, err
+	}
+	return append(terms, gramTerm{f: kd.Elementwise(k), w: w, out: out}), norms || kd.NeedsNorms, nil
 }
 
 // mirrorUpper copies the upper triangle of the square matrix g into its

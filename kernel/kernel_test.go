@@ -1,9 +1,11 @@
 package kernel
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -143,5 +145,47 @@ func TestKernelBadInput(t *testing.T) {
 	}
 	if _, err := RBF(1).Gram(randMat(1, 3, 2), randMat(1, 3, 3)); err == nil {
 		t.Error("column mismatch accepted")
+	}
+}
+
+// GramsContext computes several kernels from one product per block: every
+// matrix equals its kernel's definition (Eval), and equals GramContext of
+// that kernel alone exactly, for a square and a rectangular pair of row
+// sets spanning several blocks; nested sums multiply their weights.
+func TestGramsShareProducts(t *testing.T) {
+	x := randMat(7, 300, 6)
+	y := randMat(8, 150, 6)
+	nested := Sum([]float64{0.5, 2}, Sum([]float64{0.3, 0.7}, RBF(1), Linear()), Poly(2, 1))
+	ks := []Kernel{Linear(), Poly(2, 1), RBF(0.8), {Type: "sigmoid", Gamma: 0.1, Offset: -0.5}, nested}
+	for _, yy := range []*mat.Dense{nil, y} {
+		gs, err := GramsContext(context.Background(), ks, x, yy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		other := yy
+		if yy == nil {
+			other = x
+		}
+		m, _ := other.Dims()
+		for i, k := range ks {
+			alone, err := k.Gram(x, yy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.Equal(gs[i], alone) {
+				t.Errorf("%s: GramsContext differs from GramContext", k)
+			}
+			for r := 0; r < 300; r += 23 {
+				for c := 0; c < m; c += 11 {
+					want := k.Eval(x.RawRowView(r), other.RawRowView(c))
+					if got := gs[i].At(r, c); math.Abs(got-want) > 1e-12*(1+math.Abs(want)) {
+						t.Fatalf("%s: G[%d][%d] = %g, want %g", k, r, c, got, want)
+					}
+				}
+			}
+		}
+	}
+	if _, err := GramsContext(context.Background(), []Kernel{Linear(), RBFAuto()}, x, nil); err == nil || !strings.Contains(err.Error(), "resolve it first") {
+		t.Errorf("unresolved width: %v", err)
 	}
 }

@@ -150,6 +150,21 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
 	lap := laplacianOf(prob)
+	// The graph and its responses Y stay fixed through the alternation
+	// (Algorithm 1): solve the graph eigenproblem once, not per A-step.
+	base := *prob
+	m.Engine.apply(&base)
+	base.Norm = "" // the iterations work on the regression solutions; Norm scales the final one
+	if base.Given == nil {
+		n, _ := x.Dims()
+		y, err := base.GraphResponses(ctx, n)
+		if err != nil {
+			return nil, fmt.Errorf("mklsr: %w", err)
+		}
+		if y != nil {
+			base.Given, base.Responses = y, 0
+		}
+	}
 	mm := len(m.Kernels)
 	beta := make([]float64, mm)
 	for i := range beta {
@@ -164,9 +179,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: %w", err)
 		}
-		p := *prob
-		m.Engine.apply(&p)
-		p.Norm = "" // the iterations work on the regression solutions; Norm scales the final one
+		p := base
 		r, err := p.SolveContext(ctx, prep)
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: %w", err)

@@ -102,6 +102,16 @@ func NewKernelBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense) (*Ker
 	return b, nil
 }
 
+// Products returns K̃ₘ·A for every kernel (MKL-SR's β-step).
+func (b *KernelBases) Products(a *mat.Dense) []*mat.Dense {
+	out := make([]*mat.Dense, len(b.Grams))
+	for m, g := range b.Grams {
+		out[m] = new(mat.Dense)
+		out[m].Mul(g, a)
+	}
+	return out
+}
+
 // Combine returns the prepared kernel space of Σₘ wₘ·kₘ (a new n×n
 // matrix; the bases are not modified).
 func (b *KernelBases) Combine(w []float64) (*Prepared, error) {

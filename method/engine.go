@@ -150,8 +150,13 @@ func solverParam[T interface{ Name() string }](s *param.Schema, p *T, name, doc 
 
 // Params declares the kernel-space parameters every kernel method accepts.
 func (sp *KernelSpace) Params(s *param.Schema) {
-	param.Enum(s, &sp.Kind, "space", "kernel space: exact (n×n Gram matrix), nystrom (landmark features, for large n) or precomputed (the input rows are a Gram matrix)",
-		param.Names(SpaceExact, SpaceNystrom, SpacePrecomputed)...)
+	sp.params(s, "kernel space: exact (n×n Gram matrix), nystrom (landmark features, for large n) or precomputed (the input rows are a Gram matrix)",
+		SpaceExact, SpaceNystrom, SpacePrecomputed)
+}
+
+// params declares the space parameters with the kinds a method accepts.
+func (sp *KernelSpace) params(s *param.Schema, doc string, kinds ...string) {
+	param.Enum(s, &sp.Kind, "space", doc, param.Names(kinds...)...)
 	param.Num(s, &sp.Landmarks, "landmarks", embed.DefaultLandmarks, "Nyström landmarks m (capped at n)", param.Min(1))
 	param.Enum(s, &sp.Sampling, "sampling", "Nyström landmark sampling", param.Names(embed.Uniform, embed.KMeansPP)...)
 	param.Num(s, &sp.Seed, "seed", 0, "Nyström landmark seed")

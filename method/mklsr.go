@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -48,6 +49,12 @@ type MKLSR struct {
 	// MaxIter (0: 20) and Tol (0: 1e-6) of the alternation.
 	MaxIter int
 	Tol     float64
+	// Space: exact (the M centred n×n Gram matrices, default) or nystrom
+	// (every kernel's Nyström features on shared landmarks,
+	// embed.NystromBases: memory O(n·M·m) for m landmarks, for rows far
+	// past an n×n matrix); precomputed is refused (one Gram matrix cannot
+	// give M kernels).
+	Space KernelSpace
 	Engine
 }
 
@@ -95,6 +102,9 @@ func (m *MKLSR) Params(s *param.Schema) {
 			}
 			return nil
 		})
+	// No precomputed space: one Gram matrix cannot give M base kernels.
+	m.Space.params(s, "kernel space: exact (the base kernels' n×n Gram matrices) or nystrom (their features on shared landmarks, for large n)",
+		SpaceExact, SpaceNystrom)
 	m.Engine.Params(s)
 }
 
@@ -145,7 +155,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, err
 	}
 	ctx := m.ctx()
-	bases, err := embed.NewKernelBases(ctx, m.Kernels, x)
+	bases, err := m.bases(ctx, x)
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
@@ -184,13 +194,11 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: %w", err)
 		}
-		a := coefficients(r.Model)
-		cols := make([]*mat.Dense, mm) // K̃ₘ·A, n×r each
-		for j, g := range bases.Grams {
-			cols[j] = new(mat.Dense)
-			cols[j].Mul(g, a)
+		a, err := dualCoefficients(r, prep, base.Given, base.Ridge)
+		if err != nil {
+			return nil, fmt.Errorf("mklsr: %w", err)
 		}
-		pq, qq := betaMatrices(cols, lap, prob.Constraint)
+		pq, qq := betaMatrices(bases.Products(a), lap, prob.Constraint) // K̃ₘ·A, n×r each
 		nb, nr, err := minRatioNonneg(pq, qq)
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: β-step: %w", err)
@@ -219,18 +227,56 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
-	m.Norm.Apply(prep, bestA)
+	coef := bestA
+	if !prep.Dual {
+		// Features: the primal coefficients Φᵀ·A of the dual solution A.
+		coef = new(mat.Dense)
+		coef.Mul(prep.Phi.T(), bestA)
+	}
+	m.Norm.Apply(prep, coef)
 	var train mat.Dense
-	train.Mul(prep.Phi, bestA)
-	return &Fitted{Model: prep.Build(bestA), Name: "mklsr", Values: bestVals, Train: &train, Trace: res}, nil
+	train.Mul(prep.Phi, coef)
+	return &Fitted{Model: prep.Build(coef), Name: "mklsr", Values: bestVals, Train: &train, Trace: res}, nil
 }
 
-// coefficients returns the dual coefficients of a kernel model.
-func coefficients(m embed.Model) *mat.Dense {
-	if km, ok := m.(*embed.KernelModel); ok {
-		return km.A
+// mklBases are the base kernels of MKL-SR on the training rows: exact
+// Gram matrices (embed.KernelBases) or Nyström features
+// (embed.NystromBases).
+type mklBases interface {
+	Combine(w []float64) (*embed.Prepared, error)
+	Products(a *mat.Dense) []*mat.Dense
+}
+
+func (m MKLSR) bases(ctx context.Context, x *mat.Dense) (mklBases, error) {
+	if m.Space.Kind == SpaceNystrom {
+		return embed.NewNystromBases(ctx, m.Kernels, x, embed.Nystrom{Landmarks: m.Space.Landmarks, Sampling: m.Space.Sampling, Seed: m.Space.Seed})
 	}
-	panic(fmt.Sprintf("mklsr: unexpected model %T", m))
+	return embed.NewKernelBases(ctx, m.Kernels, x)
+}
+
+// dualCoefficients returns the dual coefficients A of the ridge regression
+// (K̃_β + γ·I)·A = Y that r solved: the kernel model's own in the exact
+// space; on features Φ (K̃_β ≈ Φ·Φᵀ, r.Train = Φ·V) A = (Y − Φ·V)/γ, which
+// follows from the same equation with Φ·V = K̃_β·A.
+func dualCoefficients(r *embed.Result, prep *embed.Prepared, y *mat.Dense, ridge float64) (*mat.Dense, error) {
+	if prep.Dual {
+		if km, ok := r.Model.(*embed.KernelModel); ok {
+			return km.A, nil
+		}
+		return nil, fmt.Errorf("unexpected model %T", r.Model)
+	}
+	if y == nil || r.Train == nil || !(ridge > 0) {
+		return nil, errors.New("the feature space's dual coefficients need the responses, the training embedding and the ridge")
+	}
+	yr, yc := y.Dims()
+	zr, zc := r.Train.Dims()
+	if yr != zr || yc != zc {
+		return nil, fmt.Errorf("%d×%d responses for a %d×%d training embedding", yr, yc, zr, zc)
+	}
+	var a mat.Dense
+	a.Sub(y, r.Train)
+	a.Scale(1/ridge, &a)
+	return &a, nil
 }
 
 // laplacianOf returns L = D − W of the problem's graph (D = I when the

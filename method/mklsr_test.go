@@ -1,10 +1,13 @@
 package method
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/kernel"
@@ -132,5 +135,95 @@ func TestMKLSR(t *testing.T) {
 	d.Sub(z1, z2)
 	if e := mat.Norm(&d, math.Inf(1)) / mat.Norm(z2, math.Inf(1)); e > 1e-9 {
 		t.Errorf("MKL-SR with one kernel differs from KSR by %.3g", e)
+	}
+}
+
+// MKL-SR in the Nyström space (space=nystrom) with every row a landmark
+// is the exact MKL-SR: the features reproduce each centred Gram matrix, so
+// the A-steps (primal ridge on the features against the dual one) and the
+// β-steps agree; embeddings of the training rows and of new rows, and the
+// learned weights, to 1e-6 relative. With fewer landmarks it stays close
+// (principal angles of the training embeddings), and the model survives a
+// save and load.
+func TestMKLSRNystrom(t *testing.T) {
+	x, y := srData(t)
+	ys := append([]int(nil), y...)
+	for i := range ys {
+		if i%2 == 0 {
+			ys[i] = -1
+		}
+	}
+	n, d := x.Dims()
+	xnew := mat.NewDense(20, d, nil)
+	for i := 0; i < 20; i++ {
+		for j := 0; j < d; j++ {
+			xnew.Set(i, j, x.At(i, j)*0.9+0.05)
+		}
+	}
+	ks := []kernel.Kernel{kernel.Linear(), kernel.Poly(2, 1), kernel.RBF(0.7)}
+	exact, err := MKLSR{Kernels: ks}.Fit(x, ys, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny, err := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: n}}.Fit(x, ys, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := ny.(*Fitted).Model.(interface{ Kind() string }).Kind(); k != "multinystrom" {
+		t.Fatalf("model kind %q", k)
+	}
+	be, bn := exact.(*Fitted).Trace.(MKLResult), ny.(*Fitted).Trace.(MKLResult)
+	if be.Iterations != bn.Iterations || !floats.EqualApprox(be.Beta, bn.Beta, 1e-6) {
+		t.Errorf("β exact %v (%d iterations), Nyström %v (%d)", be.Beta, be.Iterations, bn.Beta, bn.Iterations)
+	}
+	relDiff := func(a, b *mat.Dense) float64 {
+		var dd mat.Dense
+		dd.Sub(a, b)
+		return mat.Norm(&dd, math.Inf(1)) / mat.Norm(a, math.Inf(1))
+	}
+	for _, rows := range []*mat.Dense{x, xnew} {
+		ze, _ := exact.Transform(rows)
+		zn, err := ny.Transform(rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := relDiff(ze, zn); e > 1e-6 {
+			t.Errorf("Nyström with every row a landmark differs from exact MKL-SR by %.3g", e)
+		}
+	}
+	// The training embedding the fit keeps is the model's on the rows.
+	zt, _ := ny.Transform(x)
+	if e := relDiff(zt, ny.(*Fitted).Train); e > 1e-10 {
+		t.Errorf("kept training embedding differs from Transform by %.3g", e)
+	}
+	// Save and load.
+	var buf bytes.Buffer
+	if err := Save(&buf, File{}, ny.(*Fitted)); err != nil {
+		t.Fatal(err)
+	}
+	_, back, err := Load(&buf, "mem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	zb, err := back.Transform(xnew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zn, _ := ny.Transform(xnew)
+	if !mat.EqualApprox(zb, zn, 1e-12) {
+		t.Error("the loaded Nyström MKL-SR model maps rows differently")
+	}
+	// Half the rows as landmarks: an approximation of the same subspace.
+	half, err := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: n / 2, Seed: 3}}.Fit(x, ys, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ze, _ := exact.Transform(x)
+	zh, _ := half.Transform(x)
+	if a := largestAngleDeg(t, ze, zh); a > 30 {
+		t.Errorf("half the rows as landmarks: largest principal angle %.3g° to the exact subspace", a)
+	}
+	if _, err := New("mklsr", map[string]string{"space": "precomputed"}); err == nil || !strings.Contains(err.Error(), "space=precomputed") {
+		t.Errorf("space=precomputed: %v", err)
 	}
 }

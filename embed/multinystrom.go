@@ -1,0 +1,276 @@
+package embed
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/internal/par"
+	"github.com/dimred/dimred/kernel"
+)
+
+// NystromBases are the Nyström counterpart of KernelBases: for M kernels on
+// the same n rows, the centred Nyström features Fₘ (n×rₘ, Fₘ·Fₘᵀ ≈ K̃ₘ) of
+// every kernel on one shared set of landmark rows. A combination
+// k = Σₘ βₘ·kₘ is then the linear space of the features [√β₁·F₁ … √β_M·F_M]
+// (n × Σrₘ): memory O(n·Σrₘ) instead of M n×n Gram matrices, so
+// multiple-kernel spectral regression scales to rows far past an n×n
+// matrix. With every row a landmark the features reproduce K̃ₘ exactly (to
+// the rank cut-off of NystromMap) and the combination is MultiKernel's
+// (tested).
+type NystromBases struct {
+	Kernels   []kernel.Kernel // resolved (sigma=auto widths chosen from the rows)
+	Landmarks *mat.Dense      // m×d, shared by every kernel
+	Maps      []*mat.Dense    // m×rₘ, NystromMap of each kernel
+	Features  []*mat.Dense    // n×rₘ, centred
+	Means     [][]float64     // rₘ, the feature means removed
+}
+
+// NewNystromBases picks the landmarks with s (k-means++ sampling seeds in
+// the feature space of s.K, by default the equal-weight combination of the
+// kernels; uniform sampling needs no kernel) and computes every kernel's Nyström map and centred
+// features; the kernel values of all M kernels between the rows and the
+// landmarks come from one shared product per block (kernel.GramsContext).
+func NewNystromBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense, s Nystrom) (*NystromBases, error) {
+	if err := checkRows(ctx, x); err != nil {
+		return nil, err
+	}
+	if len(ks) == 0 {
+		return nil, errors.New("multikernel: no kernels")
+	}
+	b := &NystromBases{Kernels: make([]kernel.Kernel, len(ks))}
+	w := make([]float64, len(ks))
+	for i, k := range ks {
+		rk, err := k.Resolve(x)
+		if err != nil {
+			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
+		}
+		b.Kernels[i], w[i] = rk, 1/float64(len(ks))
+	}
+	if s.sampling() == KMeansPP && s.K.Type == "" {
+		s.K = kernel.Sum(w, b.Kernels...) // seeding in the equal-weight combination's space
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	n, d := x.Dims()
+	idx, err := s.pick(ctx, x, s.landmarks(n))
+	if err != nil {
+		return nil, err
+	}
+	b.Landmarks = mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		b.Landmarks.SetRow(i, x.RawRowView(r))
+	}
+	for i, k := range b.Kernels {
+		t, err := NystromMap(ctx, k, b.Landmarks)
+		if err != nil {
+			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
+		}
+		b.Maps = append(b.Maps, t)
+	}
+	if b.Features, err = multiFeatures(ctx, b.Kernels, b.Landmarks, b.Maps, x); err != nil {
+		return nil, err
+	}
+	for _, f := range b.Features {
+		mean := ColMeans(f)
+		for i := 0; i < n; i++ {
+			row := f.RawRowView(i)
+			for j := range row {
+				row[j] -= mean[j]
+			}
+		}
+		b.Means = append(b.Means, mean)
+	}
+	return b, nil
+}
+
+// multiFeatures returns kₘ(X, L)·Tₘ for every kernel, a block of rows at a
+// time, the kernel values of all kernels from one product per block.
+func multiFeatures(ctx context.Context, ks []kernel.Kernel, lm *mat.Dense, maps []*mat.Dense, x *mat.Dense) ([]*mat.Dense, error) {
+	n, d := x.Dims()
+	out := make([]*mat.Dense, len(ks))
+	for i, t := range maps {
+		_, r := t.Dims()
+		out[i] = mat.NewDense(n, r, nil)
+	}
+	errs := make([]error, (n+nystromBlock-1)/nystromBlock)
+	par.Blocks(n, nystromBlock, func(lo, hi int) {
+		gs, err := kernel.GramsContext(ctx, ks, x.Slice(lo, hi, 0, d).(*mat.Dense), lm)
+		if err != nil {
+			errs[lo/nystromBlock] = err
+			return
+		}
+		for i, g := range gs {
+			_, r := maps[i].Dims()
+			out[i].Slice(lo, hi, 0, r).(*mat.Dense).Mul(g, maps[i])
+		}
+	})
+	return out, errors.Join(errs...)
+}
+
+// Combine returns the prepared linear space of the features
+// [√β₁·F₁ … √β_M·F_M] of Σₘ βₘ·kₘ. Its Build takes coefficients W stacked
+// in the same blocks and folds them into a MultiNystromModel of the input
+// rows.
+func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
+	if err := checkWeights(b.Kernels, w); err != nil {
+		return nil, err
+	}
+	n, _ := b.Features[0].Dims()
+	p := 0
+	for _, f := range b.Features {
+		_, r := f.Dims()
+		p += r
+	}
+	phi := mat.NewDense(n, p, nil)
+	c := 0
+	for m, f := range b.Features {
+		_, r := f.Dims()
+		if w[m] > 0 {
+			s := math.Sqrt(w[m])
+			phi.Slice(0, n, c, c+r).(*mat.Dense).Scale(s, f)
+		}
+		c += r
+	}
+	sum := kernel.Sum(w, b.Kernels...)
+	return newPrepared(phi, false, "multikernel nystrom "+sum.String(), func(coef *mat.Dense) Model {
+		_, k := coef.Dims()
+		model := &MultiNystromModel{Kernels: b.Kernels, Landmarks: b.Landmarks, Offset: make([]float64, k)}
+		c := 0
+		for m, t := range b.Maps {
+			_, r := t.Dims()
+			wm := mat.DenseCopyOf(coef.Slice(c, c+r, 0, k))
+			wm.Scale(math.Sqrt(w[m]), wm)
+			var a mat.Dense
+			a.Mul(t, wm)
+			model.A = append(model.A, &a)
+			for j, v := range mulVecT(wm, b.Means[m]) {
+				model.Offset[j] += v
+			}
+			c += r
+		}
+		return model
+	})
+}
+
+// Products returns Fₘ·(Fₘᵀ·A) ≈ K̃ₘ·A for every kernel (MKL-SR's β-step).
+func (b *NystromBases) Products(a *mat.Dense) []*mat.Dense {
+	out := make([]*mat.Dense, len(b.Features))
+	for m, f := range b.Features {
+		var fa mat.Dense
+		fa.Mul(f.T(), a)
+		out[m] = new(mat.Dense)
+		out[m].Mul(f, &fa)
+	}
+	return out
+}
+
+// MultiNystromModel is z = Σₘ Aₘᵀ·kₘ(L, x) − Offset: a linear solution on
+// the features of NystromBases.Combine folded into one map per kernel of
+// the kernel values between x and the shared landmarks L.
+type MultiNystromModel struct {
+	Kernels   []kernel.Kernel
+	Landmarks *mat.Dense   // m×d
+	A         []*mat.Dense // m×k, one per kernel
+	Offset    []float64    // k
+}
+
+// Dims implements Model.
+func (m *MultiNystromModel) Dims() int { _, k := m.A[0].Dims(); return k }
+
+// InDims implements Model.
+func (m *MultiNystromModel) InDims() int { _, d := m.Landmarks.Dims(); return d }
+
+// Kind implements Kinded.
+func (*MultiNystromModel) Kind() string { return "multinystrom" }
+
+// Transform implements Model.
+func (m *MultiNystromModel) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if err := checkInput(x, m.InDims()); err != nil {
+		return nil, err
+	}
+	parts, err := multiFeatures(context.Background(), m.Kernels, m.Landmarks, m.A, x)
+	if err != nil {
+		return nil, err
+	}
+	z := parts[0]
+	for _, p := range parts[1:] {
+		z.Add(z, p)
+	}
+	n, k := z.Dims()
+	for i := 0; i < n; i++ {
+		row := z.RawRowView(i)
+		for j := 0; j < k; j++ {
+			row[j] -= m.Offset[j]
+		}
+	}
+	return z, nil
+}
+
+// Truncate implements Truncater.
+func (m *MultiNystromModel) Truncate(k int) (Model, error) {
+	t := &MultiNystromModel{Kernels: m.Kernels, Landmarks: m.Landmarks, Offset: m.Offset[:k]}
+	for _, a := range m.A {
+		t.A = append(t.A, firstCols(a, k))
+	}
+	return t, nil
+}
+
+type multiNystromJSON struct {
+	Kind      string          `json:"kind"`
+	Kernels   []kernel.Kernel `json:"kernels"`
+	Landmarks *MatrixJSON     `json:"landmarks"`
+	W         []*MatrixJSON   `json:"w"`
+	Offset    []float64       `json:"offset"`
+}
+
+func init() {
+	RegisterModel(ModelCodec{Kind: "multinystrom",
+		Encode: func(m Model) (any, error) {
+			t := m.(*MultiNystromModel)
+			e := multiNystromJSON{Kind: "multinystrom", Kernels: t.Kernels, Landmarks: ToJSONMat(t.Landmarks), Offset: t.Offset}
+			for _, a := range t.A {
+				e.W = append(e.W, ToJSONMat(a))
+			}
+			return e, finiteModel("multinystrom", t.A...)
+		},
+		Decode: func(b []byte) (Model, error) {
+			var e multiNystromJSON
+			if err := json.Unmarshal(b, &e); err != nil {
+				return nil, fmt.Errorf("model: %w", err)
+			}
+			if len(e.Kernels) == 0 || len(e.Kernels) != len(e.W) {
+				return nil, fmt.Errorf("model: multinystrom model with %d kernels and %d coefficient matrices; want as many, at least one", len(e.Kernels), len(e.W))
+			}
+			lm, err := e.Landmarks.Dense("landmarks")
+			if err != nil {
+				return nil, err
+			}
+			nl, _ := lm.Dims()
+			out := &MultiNystromModel{Kernels: e.Kernels, Landmarks: lm, Offset: e.Offset}
+			for i, k := range e.Kernels {
+				if err := k.Validate(); err != nil {
+					return nil, fmt.Errorf("model: kernel %d: %w", i+1, err)
+				}
+				if k.IsAuto() {
+					return nil, fmt.Errorf("model: kernel %d (%s) has no width", i+1, k)
+				}
+				a, err := e.W[i].Dense(fmt.Sprintf("w[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				r, c := a.Dims()
+				if r != nl || c != len(e.Offset) {
+					return nil, fmt.Errorf("model: multinystrom kernel %d has %d×%d coefficients for %d landmarks and %d offsets", i+1, r, c, nl, len(e.Offset))
+				}
+				out.A = append(out.A, a)
+			}
+			return out, checkFiniteSlice("offset", e.Offset)
+		},
+	})
+}

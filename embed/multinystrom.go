@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/linalg"
 )
 
 // NystromBases are the Nyström counterpart of KernelBases: for M kernels on
@@ -28,6 +30,9 @@ type NystromBases struct {
 	Maps      []*mat.Dense    // m×rₘ, NystromMap of each kernel
 	Features  []*mat.Dense    // n×rₘ, centred
 	Means     [][]float64     // rₘ, the feature means removed
+
+	crossOnce sync.Once
+	cross     *mat.SymDense // FᵀF of the unscaled features [F₁ … F_M]
 }
 
 // NewNystromBases picks the landmarks with s (k-means++ sampling seeds in
@@ -137,8 +142,33 @@ func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
 		}
 		c += r
 	}
+	// ΦᵀΦ of the combination is the cached FᵀF with block (i, j) scaled
+	// by √(βᵢβⱼ): one product for every re-weighting (MKL-SR's A-steps).
+	b.crossOnce.Do(func() {
+		f := mat.NewDense(n, p, nil)
+		c := 0
+		for _, fm := range b.Features {
+			_, r := fm.Dims()
+			f.Slice(0, n, c, c+r).(*mat.Dense).Copy(fm)
+			c += r
+		}
+		b.cross = linalg.CrossProduct(f)
+	})
+	scale := make([]float64, 0, p)
+	for m, f := range b.Features {
+		_, r := f.Dims()
+		for j := 0; j < r; j++ {
+			scale = append(scale, math.Sqrt(w[m]))
+		}
+	}
+	cross := mat.NewSymDense(p, nil)
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			cross.SetSym(i, j, scale[i]*scale[j]*b.cross.At(i, j))
+		}
+	}
 	sum := kernel.Sum(w, b.Kernels...)
-	return newPrepared(phi, false, "multikernel nystrom "+sum.String(), func(coef *mat.Dense) Model {
+	prep, err := newPrepared(phi, false, "multikernel nystrom "+sum.String(), func(coef *mat.Dense) Model {
 		_, k := coef.Dims()
 		model := &MultiNystromModel{Kernels: b.Kernels, Landmarks: b.Landmarks, Offset: make([]float64, k)}
 		c := 0
@@ -156,6 +186,11 @@ func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
 		}
 		return model
 	})
+	if err != nil {
+		return nil, err
+	}
+	prep.cross = cross
+	return prep, nil
 }
 
 // Products returns Fₘ·(Fₘᵀ·A) ≈ K̃ₘ·A for every kernel (MKL-SR's β-step).

@@ -310,7 +310,11 @@ func (s *solve) regression() ([]float64, *mat.Dense, error) {
 	if prep.Dual {
 		lhs = linalg.ShiftOp{A: linalg.FullSymOp{M: prep.Phi}, Sigma: alpha}
 	} else {
-		lhs = linalg.ShiftOp{A: linalg.GramOp{X: prep.Phi}, Sigma: alpha}
+		var g linalg.SymOperator = linalg.GramOp{X: prep.Phi}
+		if prep.cross != nil {
+			g = linalg.SymDenseOp{M: prep.cross} // ΦᵀΦ the space already had
+		}
+		lhs = linalg.ShiftOp{A: g, Sigma: alpha}
 		rhs = new(mat.Dense)
 		rhs.Mul(prep.Phi.T(), y)
 	}

@@ -65,6 +65,10 @@ type Prepared struct {
 	// never on the input.
 	NoRows bool
 	scale  float64
+	// cross, when set, is ΦᵀΦ of a feature space (Dual false) that the
+	// space computed more cheaply than the product (NystromBases.Combine
+	// rescales one cached product), used by the regression route.
+	cross *mat.SymDense
 }
 
 // N is the number of training rows.

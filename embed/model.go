@@ -3,6 +3,7 @@ package embed
 import (
 	"fmt"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
@@ -170,14 +171,17 @@ func (m *AffineModel) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, k := z.Dims()
-	for i := 0; i < n; i++ {
-		row := z.RawRowView(i)
-		for j := 0; j < k; j++ {
-			row[j] -= m.Bias[j]
-		}
-	}
+	subtractFromRows(z, m.Bias)
 	return z, nil
+}
+
+// subtractFromRows subtracts off (one value per column) from every row of
+// z in place.
+func subtractFromRows(z *mat.Dense, off []float64) {
+	n, _ := z.Dims()
+	for i := 0; i < n; i++ {
+		floats.Sub(z.RawRowView(i), off)
+	}
 }
 
 // Truncate implements Truncater.

@@ -237,13 +237,7 @@ func (m *MultiNystromModel) Transform(x *mat.Dense) (*mat.Dense, error) {
 	for _, p := range parts[1:] {
 		z.Add(z, p)
 	}
-	n, k := z.Dims()
-	for i := 0; i < n; i++ {
-		row := z.RawRowView(i)
-		for j := 0; j < k; j++ {
-			row[j] -= m.Offset[j]
-		}
-	}
+	subtractFromRows(z, m.Offset)
 	return z, nil
 }
 

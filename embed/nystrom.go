@@ -342,13 +342,7 @@ func (m *NystromModel) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err != nil {
 		return nil, err
 	}
-	n, k := z.Dims()
-	for i := 0; i < n; i++ {
-		row := z.RawRowView(i)
-		for j := 0; j < k; j++ {
-			row[j] -= m.Offset[j]
-		}
-	}
+	subtractFromRows(z, m.Offset)
 	return z, nil
 }
 

@@ -6,11 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
 )
@@ -28,18 +26,19 @@ type NystromBases struct {
 	Kernels   []kernel.Kernel // resolved (sigma=auto widths chosen from the rows)
 	Landmarks *mat.Dense      // m×d, shared by every kernel
 	Maps      []*mat.Dense    // m×rₘ, NystromMap of each kernel
-	Features  []*mat.Dense    // n×rₘ, centred
+	Features  []*mat.Dense    // n×rₘ, centred: column blocks (views) of all
 	Means     [][]float64     // rₘ, the feature means removed
 
-	crossOnce sync.Once
-	cross     *mat.SymDense // FᵀF of the unscaled features [F₁ … F_M]
+	all   *mat.Dense    // n×Σrₘ, the features [F₁ … F_M]
+	cross *mat.SymDense // FᵀF of all
 }
 
 // NewNystromBases picks the landmarks with s (k-means++ sampling seeds in
 // the feature space of s.K, by default the equal-weight combination of the
-// kernels; uniform sampling needs no kernel) and computes every kernel's Nyström map and centred
-// features; the kernel values of all M kernels between the rows and the
-// landmarks come from one shared product per block (kernel.GramsContext).
+// kernels; uniform sampling needs no kernel) and computes every kernel's
+// Nyström map and centred features (the kernel values of all M kernels
+// from one shared product per block) and their cross product FᵀF, which
+// every combination rescales (Combine).
 func NewNystromBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense, s Nystrom) (*NystromBases, error) {
 	if err := checkRows(ctx, x); err != nil {
 		return nil, err
@@ -62,60 +61,36 @@ func NewNystromBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense, s Ny
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	idx, err := s.pick(ctx, x, s.landmarks(n))
-	if err != nil {
+	var err error
+	if b.Landmarks, err = s.landmarkRows(ctx, x); err != nil {
 		return nil, err
 	}
-	b.Landmarks = mat.NewDense(len(idx), d, nil)
-	for i, r := range idx {
-		b.Landmarks.SetRow(i, x.RawRowView(r))
-	}
+	p := 0
 	for i, k := range b.Kernels {
 		t, err := NystromMap(ctx, k, b.Landmarks)
 		if err != nil {
 			return nil, fmt.Errorf("multikernel: kernel %d: %w", i+1, err)
 		}
 		b.Maps = append(b.Maps, t)
+		_, r := t.Dims()
+		p += r
 	}
-	if b.Features, err = multiFeatures(ctx, b.Kernels, b.Landmarks, b.Maps, x); err != nil {
+	n, _ := x.Dims()
+	b.all = mat.NewDense(n, p, nil)
+	c := 0
+	for _, t := range b.Maps {
+		_, r := t.Dims()
+		b.Features = append(b.Features, b.all.Slice(0, n, c, c+r).(*mat.Dense))
+		c += r
+	}
+	if err := featuresInto(ctx, b.Kernels, b.Landmarks, b.Maps, x, b.Features); err != nil {
 		return nil, err
 	}
 	for _, f := range b.Features {
-		mean := ColMeans(f)
-		for i := 0; i < n; i++ {
-			row := f.RawRowView(i)
-			for j := range row {
-				row[j] -= mean[j]
-			}
-		}
-		b.Means = append(b.Means, mean)
+		b.Means = append(b.Means, centreColumns(f))
 	}
+	b.cross = linalg.CrossProduct(b.all)
 	return b, nil
-}
-
-// multiFeatures returns kₘ(X, L)·Tₘ for every kernel, a block of rows at a
-// time, the kernel values of all kernels from one product per block.
-func multiFeatures(ctx context.Context, ks []kernel.Kernel, lm *mat.Dense, maps []*mat.Dense, x *mat.Dense) ([]*mat.Dense, error) {
-	n, d := x.Dims()
-	out := make([]*mat.Dense, len(ks))
-	for i, t := range maps {
-		_, r := t.Dims()
-		out[i] = mat.NewDense(n, r, nil)
-	}
-	errs := make([]error, (n+nystromBlock-1)/nystromBlock)
-	par.Blocks(n, nystromBlock, func(lo, hi int) {
-		gs, err := kernel.GramsContext(ctx, ks, x.Slice(lo, hi, 0, d).(*mat.Dense), lm)
-		if err != nil {
-			errs[lo/nystromBlock] = err
-			return
-		}
-		for i, g := range gs {
-			_, r := maps[i].Dims()
-			out[i].Slice(lo, hi, 0, r).(*mat.Dense).Mul(g, maps[i])
-		}
-	})
-	return out, errors.Join(errs...)
 }
 
 // Combine returns the prepared linear space of the features
@@ -126,34 +101,18 @@ func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
 	if err := checkWeights(b.Kernels, w); err != nil {
 		return nil, err
 	}
-	n, _ := b.Features[0].Dims()
-	p := 0
-	for _, f := range b.Features {
-		_, r := f.Dims()
-		p += r
-	}
+	n, p := b.all.Dims()
 	phi := mat.NewDense(n, p, nil)
 	c := 0
 	for m, f := range b.Features {
 		_, r := f.Dims()
 		if w[m] > 0 {
-			s := math.Sqrt(w[m])
-			phi.Slice(0, n, c, c+r).(*mat.Dense).Scale(s, f)
+			phi.Slice(0, n, c, c+r).(*mat.Dense).Scale(math.Sqrt(w[m]), f)
 		}
 		c += r
 	}
-	// ΦᵀΦ of the combination is the cached FᵀF with block (i, j) scaled
-	// by √(βᵢβⱼ): one product for every re-weighting (MKL-SR's A-steps).
-	b.crossOnce.Do(func() {
-		f := mat.NewDense(n, p, nil)
-		c := 0
-		for _, fm := range b.Features {
-			_, r := fm.Dims()
-			f.Slice(0, n, c, c+r).(*mat.Dense).Copy(fm)
-			c += r
-		}
-		b.cross = linalg.CrossProduct(f)
-	})
+	// ΦᵀΦ of the combination is FᵀF with block (i, j) scaled by √(βᵢβⱼ):
+	// one product for every re-weighting (MKL-SR's A-steps).
 	scale := make([]float64, 0, p)
 	for m, f := range b.Features {
 		_, r := f.Dims()
@@ -229,8 +188,12 @@ func (m *MultiNystromModel) Transform(x *mat.Dense) (*mat.Dense, error) {
 	if err := checkInput(x, m.InDims()); err != nil {
 		return nil, err
 	}
-	parts, err := multiFeatures(context.Background(), m.Kernels, m.Landmarks, m.A, x)
-	if err != nil {
+	n, _ := x.Dims()
+	parts := make([]*mat.Dense, len(m.A))
+	for i := range parts {
+		parts[i] = mat.NewDense(n, m.Dims(), nil)
+	}
+	if err := featuresInto(context.Background(), m.Kernels, m.Landmarks, m.A, x, parts); err != nil {
 		return nil, err
 	}
 	z := parts[0]

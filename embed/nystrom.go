@@ -96,15 +96,9 @@ func (s Nystrom) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
-	n, d := x.Dims()
-	m := s.landmarks(n)
-	idx, err := s.pick(ctx, x, m)
+	lm, err := s.landmarkRows(ctx, x)
 	if err != nil {
 		return nil, err
-	}
-	lm := mat.NewDense(m, d, nil)
-	for i, r := range idx {
-		lm.SetRow(i, x.RawRowView(r))
 	}
 	proj, err := NystromMap(ctx, s.K, lm)
 	if err != nil {
@@ -114,19 +108,34 @@ func (s Nystrom) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
-	mean := ColMeans(f)
-	nr, _ := f.Dims()
-	for i := 0; i < nr; i++ {
-		row := f.RawRowView(i)
-		for j := range row {
-			row[j] -= mean[j]
-		}
-	}
+	mean := centreColumns(f)
 	return newPrepared(f, false, s.Name(), func(w *mat.Dense) Model {
 		var a mat.Dense
 		a.Mul(proj, w)
 		return &NystromModel{Kernel: s.K, Landmarks: lm, A: &a, Offset: mulVecT(w, mean)}
 	})
+}
+
+// landmarkRows returns the landmark rows s picks among the rows of x.
+func (s Nystrom) landmarkRows(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+	n, d := x.Dims()
+	idx, err := s.pick(ctx, x, s.landmarks(n))
+	if err != nil {
+		return nil, err
+	}
+	lm := mat.NewDense(len(idx), d, nil)
+	for i, r := range idx {
+		lm.SetRow(i, x.RawRowView(r))
+	}
+	return lm, nil
+}
+
+// centreColumns subtracts its column means from f in place and returns
+// them.
+func centreColumns(f *mat.Dense) []float64 {
+	mean := ColMeans(f)
+	subtractFromRows(f, mean)
+	return mean
 }
 
 // pick returns the sorted indices of m landmark rows.
@@ -273,25 +282,36 @@ const nystromBlock = 1024
 // map t, one block of rows at a time (memory O(block·m) besides the
 // output).
 func NystromFeatures(ctx context.Context, k kernel.Kernel, lm, t, x *mat.Dense) (*mat.Dense, error) {
-	n, d := x.Dims()
+	n, _ := x.Dims()
 	_, r := t.Dims()
 	f := mat.NewDense(n, r, nil)
-	var firstErr error
+	return f, featuresInto(ctx, []kernel.Kernel{k}, lm, []*mat.Dense{t}, x, []*mat.Dense{f})
+}
+
+// featuresInto writes kₘ(X, L)·Tₘ for every kernel kₘ and map Tₘ into
+// dst[m] (n×rₘ, possibly a view), one block of rows at a time; the kernel
+// values of all kernels come from one product per block
+// (kernel.GramsContext). It returns the first block's error.
+func featuresInto(ctx context.Context, ks []kernel.Kernel, lm *mat.Dense, maps []*mat.Dense, x *mat.Dense, dst []*mat.Dense) error {
+	n, d := x.Dims()
 	errs := make([]error, (n+nystromBlock-1)/nystromBlock)
 	par.Blocks(n, nystromBlock, func(lo, hi int) {
-		kb, err := k.GramContext(ctx, x.Slice(lo, hi, 0, d).(*mat.Dense), lm)
+		gs, err := kernel.GramsContext(ctx, ks, x.Slice(lo, hi, 0, d).(*mat.Dense), lm)
 		if err != nil {
 			errs[lo/nystromBlock] = err
 			return
 		}
-		f.Slice(lo, hi, 0, r).(*mat.Dense).Mul(kb, t)
+		for i, g := range gs {
+			_, r := maps[i].Dims()
+			dst[i].Slice(lo, hi, 0, r).(*mat.Dense).Mul(g, maps[i])
+		}
 	})
 	for _, e := range errs {
-		if e != nil && firstErr == nil {
-			firstErr = e
+		if e != nil {
+			return e
 		}
 	}
-	return f, firstErr
+	return nil
 }
 
 // NystromModel is z = Aᵀ·k(L, x) − Offset: the linear solution W on the

@@ -40,9 +40,12 @@ type Experiment struct {
 	// data is not in ../shared/data); Run is nil then.
 	NotRunnable string
 	// Classifiers is the number of fixed classifiers it scores with, the
-	// ones RunContext.Classifiers (--classifier) replaces; 0: none.
+	// ones RunContext.Classifiers (--classifier) replaces; 0: none. It is
+	// the only place the count is written: Run asks the RunContext for
+	// the replacements, which checks them against it.
 	Classifiers int
-	// Run computes our numbers.
+	// Run computes our numbers; it is called through Execute (or run),
+	// which gives the RunContext the experiment's classifier count.
 	Run func(rc *RunContext) (*Outcome, error)
 }
 
@@ -84,6 +87,8 @@ type RunContext struct {
 	Progress    func(string)
 
 	scaleUsed, classifiersUsed bool
+	// fixedClassifiers is the running experiment's Classifiers.
+	fixedClassifiers int
 }
 
 func (rc *RunContext) progress(format string, args ...any) {
@@ -138,23 +143,27 @@ func CheckClassifiers(exps []Experiment, n int) error {
 	return nil
 }
 
-// classifiers returns the --classifier replacement for an experiment that
-// scores with n fixed classifiers (what: which, for the error), or nil to
-// keep its own.
-func (rc *RunContext) classifiers(n int, what string) ([]classify.Classifier, error) {
+// classifiers returns the --classifier replacement for the running
+// experiment's fixed classifiers (what: which they are, for the error), or
+// nil to keep its own. The count they must have is the experiment's
+// Classifiers.
+func (rc *RunContext) classifiers(what string) ([]classify.Classifier, error) {
 	if len(rc.Classifiers) == 0 {
 		return nil, nil
 	}
-	if len(rc.Classifiers) != n {
+	if n := rc.fixedClassifiers; len(rc.Classifiers) != n {
 		return nil, fmt.Errorf("--classifier gives %d classifier(s) (%s); this experiment scores with %d (%s)", len(rc.Classifiers), classifierNames(rc.Classifiers), n, what)
 	}
 	rc.classifiersUsed = true
 	return rc.Classifiers, nil
 }
 
-// classifier is classifiers(1, what) for the experiments with one.
+// classifier is classifiers for the experiments that score with one.
 func (rc *RunContext) classifier(what string) (classify.Classifier, error) {
-	cs, err := rc.classifiers(1, what)
+	if rc.fixedClassifiers != 1 {
+		return nil, fmt.Errorf("internal error: an experiment declaring %d fixed classifiers asked for one (%s)", rc.fixedClassifiers, what)
+	}
+	cs, err := rc.classifiers(what)
 	if err != nil || cs == nil {
 		return nil, err
 	}
@@ -361,6 +370,12 @@ func canceled(ctx context.Context) error {
 	return ctx.Err()
 }
 
+// run calls e.Run with rc set up for e (its classifier count).
+func (e Experiment) run(rc *RunContext) (*Outcome, error) {
+	rc.fixedClassifiers = e.Classifiers
+	return e.Run(rc)
+}
+
 // Execute runs e, times it and records the data files' checksums.
 func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	if e.Run == nil {
@@ -380,7 +395,7 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	rc.Params.Reset()
 	rc.scaleUsed, rc.classifiersUsed = false, false
 	start := time.Now()
-	o, err := e.Run(rc)
+	o, err := e.run(rc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", e.Name, err)
 	}

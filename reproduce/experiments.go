@@ -138,7 +138,7 @@ func seed000Experiment(name, tables, title string, dataFiles []string, nested bo
 				opt.Params = rc.Params.For
 			}
 			var err error
-			if opt.Classifiers, err = rc.classifiers(2, "the table pair's two columns"); err != nil {
+			if opt.Classifiers, err = rc.classifiers("the table pair's two columns"); err != nil {
 				return nil, err
 			}
 			faces := tables == "VII-VIII"

@@ -255,7 +255,7 @@ func TestExperimentsStopWhenCancelled(t *testing.T) {
 			continue
 		}
 		rc := &RunContext{Shared: sh, OutDir: t.TempDir(), Quick: true, Context: ctx}
-		if o, err := e.Run(rc); !errors.Is(err, context.Canceled) {
+		if o, err := e.run(rc); !errors.Is(err, context.Canceled) {
 			t.Errorf("%s: cancelled run returned %v (outcome %v), want context.Canceled", e.Name, err, o != nil)
 		}
 	}
@@ -396,10 +396,13 @@ func TestExperimentClassifierCounts(t *testing.T) {
 				continue
 			}
 			rc := &RunContext{Shared: sh, OutDir: t.TempDir(), Quick: true, Context: ctx, Classifiers: knn(n)}
-			_, err := e.Run(rc)
+			_, err := e.run(rc)
 			countErr := err != nil && strings.Contains(err.Error(), "--classifier gives")
 			if want := e.Classifiers > 0 && n != e.Classifiers; countErr != want {
 				t.Errorf("%s (declares %d) with %d classifiers: %v; want the count error: %v", e.Name, e.Classifiers, n, err, want)
+			}
+			if n == e.Classifiers && !errors.Is(err, context.Canceled) {
+				t.Errorf("%s with its declared %d classifiers: %v; want it to reach the cancelled context", e.Name, n, err)
 			}
 			if checkErr := CheckClassifiers([]Experiment{e}, n); (checkErr != nil) != countErr {
 				t.Errorf("%s with %d classifiers: CheckClassifiers says %v, the run %v", e.Name, n, checkErr, err)

@@ -162,6 +162,11 @@ type Result struct {
 	// Model.Transform gives on them (to rounding), without a second Gram
 	// matrix. Nil when the problem was solved from statistics.
 	Train *mat.Dense
+	// Responses, for the raw regression route (Problem.Raw), are the
+	// indices of the responses (columns of Given, or of the graph's
+	// eigenvectors in order) the directions come from: the first Dims of
+	// those whose directions are independent on the training rows.
+	Responses []int
 }
 
 // Fit prepares the training rows x with p.Space and solves the problem.
@@ -258,7 +263,11 @@ func (p *Problem) SolveContext(ctx context.Context, prep *Prepared) (*Result, er
 	p.Norm.Apply(prep, coef)
 	var train mat.Dense
 	train.Mul(prep.Phi, coef)
-	return &Result{Model: prep.Build(coef), Values: vals, Solver: route, Eigen: s.eigenUsed, Train: &train}, nil
+	res := &Result{Model: prep.Build(coef), Values: vals, Solver: route, Eigen: s.eigenUsed, Train: &train}
+	if s.kept != nil {
+		res.Responses = s.kept[:len(vals)]
+	}
+	return res, nil
 }
 
 func (p *Problem) check() error {
@@ -350,6 +359,14 @@ func (p *Problem) order() linalg.Order {
 	return linalg.Largest
 }
 
+// DimsError is the error of a problem asked for more directions than
+// it has on the data.
+type DimsError struct{ Requested, Available int }
+
+func (e *DimsError) Error() string {
+	return fmt.Sprintf("dims: %d requested, but at most %d exist for this method on this data", e.Requested, e.Available)
+}
+
 // selectDims drops null directions (DropZero), applies MaxDims and Dims.
 func (p *Problem) selectDims(vals []float64, coef *mat.Dense) ([]float64, *mat.Dense, error) {
 	k := len(vals)
@@ -374,7 +391,7 @@ func (p *Problem) selectDims(vals []float64, coef *mat.Dense) ([]float64, *mat.D
 		return nil, nil, errors.New("embed: the problem has no non-degenerate direction on this data")
 	}
 	if p.Dims > k {
-		return nil, nil, fmt.Errorf("dims: %d requested, but at most %d exist for this method on this data", p.Dims, k)
+		return nil, nil, &DimsError{Requested: p.Dims, Available: k}
 	}
 	if p.Dims > 0 {
 		k = p.Dims

@@ -334,7 +334,14 @@ func (s *solve) regression() ([]float64, *mat.Dense, error) {
 		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (ridge %g): %v; increase alpha", alpha, err)
 	}
 	if s.p.Raw {
-		return vals, v, nil
+		// More responses than the representation's rank give dependent
+		// directions: keep the independent ones (their images Φ·V).
+		var pv mat.Dense
+		pv.Mul(prep.Phi, v)
+		g := mat.NewSymDense(pv.RawMatrix().Cols, nil)
+		g.SymOuterK(1, pv.T())
+		vals, v, s.kept, err = dropDependent(vals, v, g, s.p.RankTol)
+		return vals, v, err
 	}
 	return s.ritz(v)
 }

@@ -19,6 +19,9 @@ type solve struct {
 	eigenUsed string
 	// k is the number of pairs to compute (0: all).
 	k int
+	// kept are the indices of the responses whose raw regression
+	// directions were kept (Problem.Raw; see dropDependent).
+	kept []int
 }
 
 // eigs solves A·v = λ·B·v (b nil: B = I) for k pairs (k ≤ 0: all) with the

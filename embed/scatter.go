@@ -239,7 +239,8 @@ func (p *ScatterProblem) regression(sv *solve, s *Scatter, tr float64) ([]float6
 		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (alpha=%g): %v; increase the ridge", alpha, err)
 	}
 	if p.Raw {
-		return vals, v, nil
+		vals, v, _, err = dropDependent(vals, v, linalg.Congruence(s.Total, v), p.RankTol)
+		return vals, v, err
 	}
 	a := s.Graph(p.Block)
 	sa := linalg.Congruence(a, v)

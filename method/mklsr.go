@@ -182,7 +182,8 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	var res MKLResult
 	var bestA *mat.Dense
-	var bestVals []float64
+	var bestVals, solvedWith []float64
+	var bestP, bestQ *mat.SymDense
 	prev := math.Inf(1)
 	for it := 1; ; it++ {
 		prep, err := bases.Combine(beta)
@@ -191,8 +192,24 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		}
 		p := base
 		r, err := p.SolveContext(ctx, prep)
+		var de *embed.DimsError
+		if bestA != nil && errors.As(err, &de) {
+			// A β-step can move all weight off the kernels that gave the
+			// combination its rank (features of a few landmarks, a linear
+			// kernel on few columns), so that its pair embeds in fewer
+			// dimensions: the answer is the last A with the weights it was
+			// solved with, and the objective is that pair's.
+			res.Beta = solvedWith
+			b := mat.NewVecDense(len(solvedWith), solvedWith)
+			res.Objective[len(res.Objective)-1] = mat.Inner(b, bestP, b) / mat.Inner(b, bestQ, b)
+			res.Stop = fmt.Sprintf("the weights of iteration %d's β-step leave %d independent directions, fewer than the %d requested; its A is kept with the weights it was solved with", it-1, de.Available, de.Requested)
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("mklsr: %w", err)
+		}
+		if base.Dims == 0 {
+			base.Dims = len(r.Values) // every iteration embeds as many dimensions as the first
 		}
 		a, err := dualCoefficients(r, prep, base.Given, base.Ridge)
 		if err != nil {
@@ -208,6 +225,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 			break
 		}
 		bestA, bestVals, res.Beta = a, r.Values, nb
+		solvedWith, bestP, bestQ = beta, pq, qq
 		res.Objective = append(res.Objective, nr)
 		res.Iterations = it
 		improved := prev-nr > m.Tol*math.Abs(prev)
@@ -270,13 +288,21 @@ func dualCoefficients(r *embed.Result, prep *embed.Prepared, y *mat.Dense, ridge
 	}
 	yr, yc := y.Dims()
 	zr, zc := r.Train.Dims()
-	if yr != zr || yc != zc {
-		return nil, fmt.Errorf("%d×%d responses for a %d×%d training embedding", yr, yc, zr, zc)
+	if yr != zr || len(r.Responses) != zc {
+		return nil, fmt.Errorf("%d×%d responses for a %d×%d training embedding from %d of them", yr, yc, zr, zc, len(r.Responses))
 	}
-	var a mat.Dense
-	a.Sub(y, r.Train)
-	a.Scale(1/ridge, &a)
-	return &a, nil
+	// The directions kept (the first Dims, independent ones) come from
+	// these responses.
+	a := mat.NewDense(yr, zc, nil)
+	for c, j := range r.Responses {
+		if j >= yc {
+			return nil, fmt.Errorf("direction %d from response %d of %d", c, j, yc)
+		}
+		a.SetCol(c, mat.Col(nil, j, y))
+	}
+	a.Sub(a, r.Train)
+	a.Scale(1/ridge, a)
+	return a, nil
 }
 
 // laplacianOf returns L = D − W of the problem's graph (D = I when the

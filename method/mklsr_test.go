@@ -191,6 +191,23 @@ func TestMKLSRNystrom(t *testing.T) {
 			t.Errorf("Nyström with every row a landmark differs from exact MKL-SR by %.3g", e)
 		}
 	}
+	// Fewer dimensions than responses (one of wine's two): the A-step's
+	// dual coefficients come from the response each kept direction
+	// regresses (this failed with a size mismatch), and every row a
+	// landmark is still exact.
+	exact1, err := MKLSR{Kernels: ks}.Fit(x, ys, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ny1, err := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: n}}.Fit(x, ys, 1)
+	if err != nil {
+		t.Fatalf("Nyström MKL-SR with 1 of 2 dimensions: %v", err)
+	}
+	ze1, _ := exact1.Transform(xnew)
+	zn1, _ := ny1.Transform(xnew)
+	if e := relDiff(ze1, zn1); e > 1e-6 {
+		t.Errorf("1 dimension: Nyström with every row a landmark differs from exact MKL-SR by %.3g", e)
+	}
 	// The training embedding the fit keeps is the model's on the rows.
 	zt, _ := ny.Transform(x)
 	if e := relDiff(zt, ny.(*Fitted).Train); e > 1e-10 {
@@ -225,5 +242,37 @@ func TestMKLSRNystrom(t *testing.T) {
 	}
 	if _, err := New("mklsr", map[string]string{"space": "precomputed"}); err == nil || !strings.Contains(err.Error(), "space=precomputed") {
 		t.Errorf("space=precomputed: %v", err)
+	}
+}
+
+// Nyström features of a few landmarks have low rank: MKL-SR refuses more
+// unsupervised dimensions than the combined features have independent
+// directions, and when a β-step moves the weight onto kernels whose
+// features span fewer directions than requested, the pair before it is
+// kept (the Stop reason says so) rather than an embedding with dependent
+// coordinates: the training embedding has full column rank.
+func TestMKLSRNystromRank(t *testing.T) {
+	x, _ := srData(t)
+	ks := []kernel.Kernel{kernel.Linear(), kernel.Poly(2, 1), kernel.RBF(0.7)}
+	m := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: 3}}
+	m.Graph = SRUnsupervised
+	if _, err := m.Fit(x, nil, 20); err == nil || !strings.Contains(err.Error(), "at most 9") {
+		t.Errorf("20 dimensions on 3 landmarks × 3 kernels: %v", err)
+	}
+	f, err := m.Fit(x, nil, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := f.(*Fitted).Trace.(MKLResult)
+	if !strings.Contains(tr.Stop, "independent directions") {
+		t.Errorf("stop %q (β %v): want the pair before a rank-losing β-step", tr.Stop, tr.Beta)
+	}
+	var svd mat.SVD
+	if !svd.Factorize(f.(*Fitted).Train, mat.SVDNone) {
+		t.Fatal("SVD failed")
+	}
+	s := svd.Values(nil)
+	if len(s) != 9 || s[8] < 1e-8*s[0] {
+		t.Errorf("training embedding singular values %v: want 9 independent coordinates", s)
 	}
 }

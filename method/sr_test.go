@@ -13,6 +13,7 @@ import (
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/param"
+	"github.com/dimred/dimred/stats"
 )
 
 func srData(t *testing.T) (*mat.Dense, []int) {
@@ -247,5 +248,100 @@ func TestSRSemiAndUnsupervised(t *testing.T) {
 	}
 	if _, err := (SR{SRParams: SRParams{Graph: SRSupervised}}).Fit(x, ys, 0); err == nil {
 		t.Error("graph=supervised accepted unlabeled rows")
+	}
+}
+
+// With more responses than the data has dimensions (2 features, 5
+// classes: C − 1 = 4 responses) spectral regression's raw directions are
+// dependent; SR keeps the independent ones, in response order. Checked
+// against the regression written out, (X̄ᵀX̄ + γI)·V = X̄ᵀY on the canonical
+// class responses (its first two directions span the embedding: principal
+// angles < 1e-8 rad), against the fit from statistics (same embedding,
+// 1e-9 relative), and by the refusal of three or more dimensions, in
+// memory, from statistics, and for the unsupervised graph.
+func TestSRMoreResponsesThanFeatures(t *testing.T) {
+	const perClass, classes = 12, 5
+	n := perClass * classes
+	x := mat.NewDense(n, 2, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		c := i % classes
+		y[i] = c
+		ang := 2 * math.Pi * float64(c) / classes
+		// class c around a point of a circle, spread by a fixed pattern
+		x.Set(i, 0, math.Cos(ang)+0.3*math.Sin(float64(7*i)))
+		x.Set(i, 1, math.Sin(ang)+0.3*math.Cos(float64(11*i)))
+	}
+	f, err := SR{}.Fit(x, y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := f.Dims(); d != 2 {
+		t.Fatalf("SR gave %d dimensions on 2 features, want 2", d)
+	}
+	z, _ := f.Transform(x)
+	// The regression written out.
+	var xc mat.Dense
+	xc.CloneFrom(x)
+	for j := 0; j < 2; j++ {
+		col := mat.Col(nil, j, &xc)
+		m := 0.0
+		for _, v := range col {
+			m += v
+		}
+		m /= float64(n)
+		for i := range col {
+			xc.Set(i, j, col[i]-m)
+		}
+	}
+	counts := make([]int, classes)
+	for _, c := range y {
+		counts[c]++
+	}
+	cr := graph.ClassResponses(counts) // classes × (C−1)
+	resp := mat.NewDense(n, classes-1, nil)
+	for i, c := range y {
+		resp.SetRow(i, mat.Row(nil, c, cr))
+	}
+	var lhs, rhs, v mat.Dense
+	lhs.Mul(xc.T(), &xc)
+	for j := 0; j < 2; j++ {
+		lhs.Set(j, j, lhs.At(j, j)+1) // the default ridge γ = 1
+	}
+	rhs.Mul(xc.T(), resp)
+	if err := v.Solve(&lhs, &rhs); err != nil {
+		t.Fatal(err)
+	}
+	var want mat.Dense
+	want.Mul(&xc, v.Slice(0, 2, 0, 2))
+	if a := largestAngleDeg(t, z, &want) * math.Pi / 180; a > 1e-8 {
+		t.Errorf("embedding is %.3g rad from the first two raw directions", a)
+	}
+	if _, err := (SR{}).Fit(x, y, 3); err == nil || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("3 dimensions in memory: %v", err)
+	}
+	var ms stats.Moments
+	if err := ms.Add(x, y); err != nil {
+		t.Fatal(err)
+	}
+	fs, err := SR{}.FitStats(&ms, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs, _ := fs.Transform(x)
+	var diff mat.Dense
+	diff.Sub(zs, z)
+	if r, _ := zs.Dims(); r != n || mat.Norm(&diff, math.Inf(1)) > 1e-9*mat.Norm(z, math.Inf(1)) {
+		t.Errorf("fit from statistics differs from the in-memory fit (%d dimensions)", fs.Dims())
+	}
+	if _, err := (SR{}).FitStats(&ms, 3); err == nil || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("3 dimensions from statistics: %v", err)
+	}
+	un := SR{SRParams: SRParams{Graph: SRUnsupervised}}
+	if _, err := un.Fit(x, nil, 3); err == nil || !strings.Contains(err.Error(), "at most 2") {
+		t.Errorf("3 unsupervised dimensions on 2 features: %v", err)
+	}
+	if g, err := un.Fit(x, nil, 2); err != nil || g.Dims() != 2 {
+		t.Errorf("2 unsupervised dimensions: %v", err)
 	}
 }

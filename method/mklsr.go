@@ -56,7 +56,14 @@ type MKLSR struct {
 	// give M kernels).
 	Space KernelSpace
 	Engine
+	// Progress, if set, receives one line when the base kernels are ready,
+	// one per alternation and one with the stop reason (the CLI writes
+	// them to stderr).
+	Progress func(string)
 }
+
+// WithProgress implements Progresser.
+func (m MKLSR) WithProgress(f func(string)) Method { m.Progress = f; return m }
 
 // DefaultMKLKernels are the base kernels of seed 002 §4.1: "a linear
 // kernel function, a polynomial kernel function, and a Gaussian kernel
@@ -159,6 +166,12 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
+	report := func(format string, a ...any) {
+		if m.Progress != nil {
+			m.Progress("mklsr: " + fmt.Sprintf(format, a...))
+		}
+	}
+	report("%d base kernels on %d rows ready (%s)", len(m.Kernels), x.RawMatrix().Rows, m.Space.Kind)
 	lap := laplacianOf(prob)
 	// The graph and its responses Y stay fixed through the alternation
 	// (Algorithm 1): solve the graph eigenproblem once, not per A-step.
@@ -228,6 +241,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		solvedWith, bestP, bestQ = beta, pq, qq
 		res.Objective = append(res.Objective, nr)
 		res.Iterations = it
+		report("iteration %d: objective %.6g, β = %.4g", it, nr, nb)
 		improved := prev-nr > m.Tol*math.Abs(prev)
 		prev, beta = nr, nb
 		if !improved && it > 1 {
@@ -239,6 +253,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 			break
 		}
 	}
+	report("stopped after %d iterations: %s", res.Iterations, res.Stop)
 	// The best pair: the last accepted regression A with the weights its
 	// β-step chose for it.
 	prep, err := bases.Combine(res.Beta)

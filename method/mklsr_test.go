@@ -2,6 +2,7 @@ package method
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -274,5 +275,22 @@ func TestMKLSRNystromRank(t *testing.T) {
 	s := svd.Values(nil)
 	if len(s) != 9 || s[8] < 1e-8*s[0] {
 		t.Errorf("training embedding singular values %v: want 9 independent coordinates", s)
+	}
+}
+
+// Progress lines reach the callback: one when the base kernels are ready,
+// one per accepted iteration (with its objective) and the stop reason.
+func TestMKLSRProgress(t *testing.T) {
+	x, y := srData(t)
+	var lines []string
+	m := MKLSR{}.WithProgress(func(s string) { lines = append(lines, s) })
+	f, err := m.Fit(x, y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := f.(*Fitted).Trace.(MKLResult)
+	if len(lines) != r.Iterations+2 || !strings.Contains(lines[0], "base kernels on 178 rows ready (exact)") ||
+		!strings.Contains(lines[1], fmt.Sprintf("objective %.6g", r.Objective[0])) || !strings.Contains(lines[len(lines)-1], r.Stop) {
+		t.Errorf("progress lines %q for %d iterations, stop %q", lines, r.Iterations, r.Stop)
 	}
 }

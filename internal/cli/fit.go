@@ -72,9 +72,10 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	m, kv := ms[0], kvs[0]
-	var emLine func(string) // iterative methods: one line per iteration, unless --quiet
-	if !e.quiet {
-		emLine = func(line string) { fmt.Fprintln(e.stderr, line) }
+	prog := e.newProgress("fit")
+	var emLine func(string) // iterative methods: one line per iteration (timestamped off a terminal), unless --quiet
+	if prog != nil {
+		emLine = func(line string) { prog.note("%s", line) }
 	}
 	if p, ok := m.(method.Progresser); ok && emLine != nil {
 		m = p.WithProgress(emLine)
@@ -93,7 +94,6 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	r, c := ds.Dims()
-	prog := e.newProgress("fit")
 	if r >= 2000 {
 		prog.note("fitting %s on %d rows × %d features (--scale %s)", *name, r, c, *scale)
 	}

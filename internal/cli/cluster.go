@@ -145,6 +145,9 @@ func runCluster(e *env, args []string) error {
 	}
 	if m != nil {
 		if x, err = embedForClustering(m, x, ds.Y, *dims, nc.K); err != nil {
+			if strings.HasPrefix(err.Error(), *name+":") {
+				return err // the method's errors name it
+			}
 			return fmt.Errorf("%s: %w", *name, err)
 		}
 	}

@@ -157,6 +157,11 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if x == nil {
 		return nil, errNoRows("mklsr")
 	}
+	if m.Ritz && m.Space.Kind == SpaceNystrom {
+		// dualCoefficients' A = (Y − Φ·V)/γ is the ridge equation of the
+		// raw directions; rotated ones have no such identity.
+		return nil, errors.New("mklsr: -p ritz=true with -p space=nystrom: the Nyström A-step recovers the dual coefficients from the ridge equation of SR's raw directions, which rotated directions do not satisfy; use ritz=false (Algorithm 1's A-step) or space=exact")
+	}
 	prob, _, err := m.problem("mklsr", graph.Euclidean{X: x}, y, dims)
 	if err != nil {
 		return nil, err

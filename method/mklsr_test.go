@@ -244,6 +244,14 @@ func TestMKLSRNystrom(t *testing.T) {
 	if _, err := New("mklsr", map[string]string{"space": "precomputed"}); err == nil || !strings.Contains(err.Error(), "space=precomputed") {
 		t.Errorf("space=precomputed: %v", err)
 	}
+	// Rotated directions have no ridge identity for the dual coefficients.
+	rm, err := New("mklsr", map[string]string{"space": "nystrom", "ritz": "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rm.Fit(x, ys, 0); err == nil || !strings.Contains(err.Error(), "ritz=true with -p space=nystrom") {
+		t.Errorf("ritz=true with the Nyström space: %v", err)
+	}
 }
 
 // Nyström features of a few landmarks have low rank: MKL-SR refuses more

@@ -39,7 +39,17 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 			m = int64(v)
 		}
 		m = min(m, nn)
+		if info.Name == "mklsr" {
+			// Every base kernel's features and their kernel values with
+			// the landmarks, and the combined copy: 5.4·M·n·m floats
+			// measured (1.39 GB at n = 10 000, m = 1 000, M = 3).
+			return split + (6*baseKernels(kv)*nn*m+3*m*m)*f
+		}
 		return split + (3*nn*m+3*m*m)*f
+	case info.Name == "mklsr":
+		// M centred base Gram matrices besides the engine's copies: 7.25·n²
+		// measured for M = 3 (5.9 GB at n = 10 000).
+		return split + (baseKernels(kv)+5)*nn*nn*f
 	case kernelMethod:
 		copies, ok := kernelCopies[info.Name]
 		if !ok {
@@ -56,8 +66,24 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 // KPCA 1.1·n², the dense dual route of the LPP/MFA family 12.4·n², KNDA
 // 8.3·n²; the regression route (GDA, KQMI, KSR, CKFD) 2.1·n², and
 // 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows.
-// MKL-SR holds one centred Gram matrix per base kernel besides.
-var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "mklsr": 6}
+// (MKL-SR, with one centred Gram matrix per base kernel, is fitMemory's
+// own case.)
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9}
+
+// baseKernels is the number of MKL-SR's base kernels in its parameters
+// (-p kernels=a;b;c), or of its default list.
+func baseKernels(kv map[string]string) int64 {
+	n := int64(0)
+	for _, k := range strings.Split(kv["kernels"], ";") {
+		if strings.TrimSpace(k) != "" {
+			n++
+		}
+	}
+	if n == 0 {
+		n = int64(len(method.DefaultMKLKernels()))
+	}
+	return n
+}
 
 // defaultKernelCopies is kernelCopies of the other kernel methods.
 const defaultKernelCopies = 4

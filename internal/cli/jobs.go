@@ -47,7 +47,7 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 		}
 		return split + (3*nn*m+3*m*m)*f
 	case info.Name == "mklsr":
-		// M centred base Gram matrices besides the engine's copies: 7.25·n²
+		// M centred base Gram matrices besides the engine's copies: 7.4·n²
 		// measured for M = 3 (5.9 GB at n = 10 000).
 		return split + (baseKernels(kv)+5)*nn*nn*f
 	case kernelMethod:

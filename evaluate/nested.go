@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
@@ -58,6 +59,13 @@ type NestedOptions struct {
 	// candidates are the Cartesian product of their values, the first
 	// GridParam varying slowest. Empty: the dimension alone is chosen.
 	Grid []GridParam
+	// ChooseClassifier makes the protocol's classifiers candidates too:
+	// each outer fold takes the classifier (with the dimension and grid
+	// point) with the fewest inner errors, ties to the earlier classifier,
+	// and each method gets one result instead of one per classifier (the
+	// papers' "k of the k-NN classifier chosen by cross-validation", seed
+	// 003 §5). The fits are the same: every fit scores every classifier.
+	ChooseClassifier bool
 }
 
 // NestedReport is the outcome of RunNested; its JSON form is the CLI's
@@ -72,7 +80,8 @@ type NestedReport struct {
 	Protocol   string `json:"-"`
 	InnerFolds int    `json:"inner_folds"`
 	// Results has one entry per method × classifier, methods in order,
-	// classifiers in order within each method.
+	// classifiers in order within each method (one per method with
+	// NestedOptions.ChooseClassifier).
 	Results []NestedResult `json:"results"`
 }
 
@@ -111,9 +120,11 @@ type NestedFold struct {
 	Split  string `json:"split"`
 	Repeat int    `json:"repeat"`
 	// Dim is the chosen embedding dimension, Params the chosen grid values
-	// (nil without a grid).
-	Dim    int               `json:"dim"`
-	Params map[string]string `json:"params,omitempty"`
+	// (nil without a grid), Classifier the chosen classifier (only with
+	// NestedOptions.ChooseClassifier).
+	Dim        int               `json:"dim"`
+	Params     map[string]string `json:"params,omitempty"`
+	Classifier string            `json:"classifier,omitempty"`
 	// InnerErrors of the InnerRows labelled training rows were
 	// misclassified on the inner folds with that choice (each row is an
 	// inner test row once).
@@ -213,39 +224,80 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		return nil, err
 	}
 
+	what := "dimension" + grids.describe()
+	// groups are the classifiers chosen among together: each alone, or
+	// all of them with ChooseClassifier.
+	var groups [][]int
+	for c := range p.Classifiers {
+		if o.ChooseClassifier {
+			if c == 0 {
+				groups = append(groups, nil)
+			}
+			groups[0] = append(groups[0], c)
+			continue
+		}
+		groups = append(groups, []int{c})
+	}
+	if o.ChooseClassifier {
+		what += " and the classifier"
+	}
 	rep := &NestedReport{Dataset: st.name, N: n, D: st.d, Classes: st.classes, InnerFolds: k,
-		Protocol: p.Describe() + fmt.Sprintf("; dimension%s chosen on %d inner stratified folds of each training part", grids.describe(), k)}
+		Protocol: p.Describe() + fmt.Sprintf("; %s chosen on %d inner stratified folds of each training part", what, k)}
 	first := 0 // index in cands of method m's first grid point
 	for m, gr := range grids {
 		// unit returns the result of grid point g on split s, set j.
 		unit := func(s, j, g int) *unitResult { return &results[(s*nsets+j)*nc+first+g] }
-		for c := range p.Classifiers {
-			res := NestedResult{Method: p.Methods[m].Name, Classifier: p.Classifiers[c].Name(), Grid: gr.params}
+		for _, group := range groups {
+			res := NestedResult{Method: p.Methods[m].Name, Classifier: p.Classifiers[group[0]].Name(), Grid: gr.params}
+			if o.ChooseClassifier {
+				res.Classifier = "chosen: " + classifierList(p.Classifiers)
+			}
 			for s, sp := range splits {
-				f := chooseInner(len(gr.points), k, c, func(j, g int) *unitResult { return unit(s, j, g) })
+				var f choice
+				c := 0
+				for _, cc := range group { // ties to the earlier classifier
+					if fc := chooseInner(len(gr.points), k, cc, func(j, g int) *unitResult { return unit(s, j, g) }); cc == group[0] || fc.miss < f.miss {
+						f, c = fc, cc
+					}
+				}
 				out := unit(s, k, f.g)
 				fold := NestedFold{Split: sp.name, Repeat: sp.repeat, Dim: f.dim, Params: gr.values(f.g),
 					InnerErrors: f.miss, InnerRows: inner[s].rows, Errors: out.miss[c][f.dim-1], Rows: len(sp.test),
 					ErrorsByDim: slices.Clone(out.miss[c])}
+				if o.ChooseClassifier {
+					fold.Classifier = p.Classifiers[c].Name()
+				}
 				if p.FullDim {
 					fold.Dim = out.at
 				}
 				res.Folds = append(res.Folds, fold)
 			}
 			res.Error, res.Std, res.FoldStd = poolNested(&p, splits, res.Folds, n)
-			for g := range gr.points {
-				outer := make([]unitResult, len(splits))
-				for s := range splits {
-					outer[s] = *unit(s, k, g)
-				}
-				dims, err := commonDims(cands[first+g].Methods[0].Name, splits, func(s int) *unitResult { return &outer[s] })
-				if err != nil {
-					return nil, err
-				}
-				r := aggregate(&cands[first+g], splits, outer, 1, 0, c, dims, n)
-				if g == 0 || r.MinError < res.MinOverDims.MinError-1e-12 ||
-					(r.MinError <= res.MinOverDims.MinError+1e-12 && r.BestDim < res.MinOverDims.BestDim) {
-					res.MinOverDims, res.MinParams = r, gr.values(g)
+			// The papers' figure: the smallest minimum over dimensions of
+			// any grid point (and, choosing classifiers, any classifier).
+			firstPoint := true
+			for _, c := range group {
+				for g := range gr.points {
+					outer := make([]unitResult, len(splits))
+					for s := range splits {
+						outer[s] = *unit(s, k, g)
+					}
+					dims, err := commonDims(cands[first+g].Methods[0].Name, splits, func(s int) *unitResult { return &outer[s] })
+					if err != nil {
+						return nil, err
+					}
+					r := aggregate(&cands[first+g], splits, outer, 1, 0, c, dims, n)
+					if firstPoint || r.MinError < res.MinOverDims.MinError-1e-12 ||
+						(r.MinError <= res.MinOverDims.MinError+1e-12 && r.BestDim < res.MinOverDims.BestDim) {
+						res.MinOverDims, res.MinParams = r, gr.values(g)
+						if o.ChooseClassifier {
+							if res.MinParams == nil {
+								res.MinParams = map[string]string{}
+							}
+							res.MinParams["classifier"] = p.Classifiers[c].Name()
+						}
+					}
+					firstPoint = false
 				}
 			}
 			res.MinOverDims.Method = res.Method
@@ -254,6 +306,15 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		first += len(gr.points)
 	}
 	return rep, nil
+}
+
+// classifierList names classifiers, comma-separated.
+func classifierList(cs []classify.Classifier) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name()
+	}
+	return strings.Join(names, ", ")
 }
 
 // choice is the (dimension, grid point) chosen on the inner folds and its
@@ -680,6 +741,25 @@ func (r *NestedResult) DimSummary() (median float64, lo, hi int) {
 // ParamsMode returns, for every grid key, the value chosen in most outer
 // folds (ties: the earlier value in the grid) and in how many folds; nil
 // without a grid.
+// ClassifierMode returns the classifier the most folds chose (of equally
+// frequent ones, the first to reach that count in fold order) and in how
+// many folds;
+// "", 0 when the classifier was not chosen.
+func (r *NestedResult) ClassifierMode() (string, int) {
+	best, bestN := "", 0
+	counts := map[string]int{}
+	for _, f := range r.Folds {
+		if f.Classifier == "" {
+			continue
+		}
+		counts[f.Classifier]++
+		if counts[f.Classifier] > bestN {
+			best, bestN = f.Classifier, counts[f.Classifier]
+		}
+	}
+	return best, bestN
+}
+
 func (r *NestedResult) ParamsMode() (values map[string]string, folds map[string]int) {
 	if len(r.Grid) == 0 {
 		return nil, nil

@@ -648,3 +648,74 @@ func TestNestedGridRouting(t *testing.T) {
 		}
 	}
 }
+
+// With ChooseClassifier each outer fold takes the classifier whose own
+// nested choice (dimension and grid point) has the fewest inner errors,
+// the earlier on ties: checked against the runs with one result per
+// classifier (a second computation of every fold's choice from the
+// separate results), with the outer errors, the pooled error and the
+// minimum over dimensions (the smallest of the separate results'); the
+// protocol line and the mode say what was chosen.
+func TestNestedChooseClassifier(t *testing.T) {
+	ds := datasets.Wine()
+	p := Protocol{
+		Preprocess:  "minmax",
+		Methods:     []NamedMethod{{"pca", mustMethod(t, "pca", nil)}, {"lda", mustMethod(t, "lda", nil)}},
+		Classifiers: []classify.Classifier{classify.KNN{K: 1}, classify.KNN{K: 5}, classify.NCC{}},
+		Folds:       5,
+		Repeats:     2,
+		Seed:        3,
+	}
+	o := NestedOptions{InnerFolds: 3}
+	sep, err := RunNested(ds, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.ChooseClassifier = true
+	ch, err := RunNested(ds, p, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc := len(p.Classifiers)
+	if len(ch.Results) != len(p.Methods) || len(sep.Results) != len(p.Methods)*nc {
+		t.Fatalf("%d results choosing, %d separate", len(ch.Results), len(sep.Results))
+	}
+	if !strings.Contains(ch.Protocol, "dimension and the classifier chosen on 3 inner") {
+		t.Errorf("protocol line %q", ch.Protocol)
+	}
+	picked := map[string]bool{}
+	for m, r := range ch.Results {
+		minErr := math.Inf(1)
+		for c := 0; c < nc; c++ {
+			minErr = math.Min(minErr, sep.Results[m*nc+c].MinOverDims.MinError)
+		}
+		if math.Abs(r.MinOverDims.MinError-minErr) > 1e-12 {
+			t.Errorf("%s: min over dims %v, smallest of the classifiers' %v", r.Method, r.MinOverDims.MinError, minErr)
+		}
+		perRep := make([]float64, p.Repeats)
+		for s, f := range r.Folds {
+			best := 0
+			for c := 1; c < nc; c++ {
+				if sep.Results[m*nc+c].Folds[s].InnerErrors < sep.Results[m*nc+best].Folds[s].InnerErrors {
+					best = c
+				}
+			}
+			want := sep.Results[m*nc+best].Folds[s]
+			if f.Classifier != p.Classifiers[best].Name() || f.Dim != want.Dim || f.InnerErrors != want.InnerErrors || f.Errors != want.Errors {
+				t.Errorf("%s %s: chose %s at dim %d (%d inner, %d outer errors); the separate runs give %s at %d (%d, %d)",
+					r.Method, f.Split, f.Classifier, f.Dim, f.InnerErrors, f.Errors, p.Classifiers[best].Name(), want.Dim, want.InnerErrors, want.Errors)
+			}
+			picked[f.Classifier] = true
+			perRep[f.Repeat] += float64(f.Errors) / float64(ch.N)
+		}
+		if want := (perRep[0] + perRep[1]) / 2; math.Abs(r.Error-want) > 1e-12 {
+			t.Errorf("%s: nested error %v, pooled from the chosen folds %v", r.Method, r.Error, want)
+		}
+		if c, k := r.ClassifierMode(); k == 0 || c == "" {
+			t.Errorf("%s: no classifier mode", r.Method)
+		}
+	}
+	if len(picked) < 2 {
+		t.Logf("every fold chose the same classifier (%v): the choice is checked, not exercised", picked)
+	}
+}

@@ -244,9 +244,11 @@ func (r *NestedReport) title() string {
 	return reportTitle(r.Dataset, r.N, r.D, r.Classes, r.Protocol)
 }
 
+// hasGrid reports whether any result chose grid values or the classifier
+// (the report's "chosen grid" and "at grid" columns).
 func (r *NestedReport) hasGrid() bool {
 	for i := range r.Results {
-		if len(r.Results[i].Grid) > 0 {
+		if _, k := r.Results[i].ClassifierMode(); len(r.Results[i].Grid) > 0 || k > 0 {
 			return true
 		}
 	}
@@ -281,6 +283,9 @@ func gridText(res *NestedResult) string {
 	for _, gp := range res.Grid {
 		parts = append(parts, fmt.Sprintf("%s=%s (%d/%d)", gp.Key, vals[gp.Key], counts[gp.Key], len(res.Folds)))
 	}
+	if c, k := res.ClassifierMode(); k > 0 {
+		parts = append(parts, fmt.Sprintf("classifier=%s (%d/%d)", c, k, len(res.Folds)))
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -289,6 +294,9 @@ func paramsText(grid []GridParam, kv map[string]string) string {
 	var parts []string
 	for _, gp := range grid {
 		parts = append(parts, gp.Key+"="+kv[gp.Key])
+	}
+	if c, ok := kv["classifier"]; ok {
+		parts = append(parts, "classifier="+c)
 	}
 	return strings.Join(parts, " ")
 }

@@ -30,12 +30,13 @@ func runEval(e *env, args []string) error {
 	fs.Var(&params, "p", "method parameter key=value for every method that has it, or method.key=value (repeatable)")
 	nested := fs.Bool("nested", false, "nested CV: choose the dimension (and the --grid values) on inner folds of each training part and report the outer error beside the minimum over dimensions")
 	innerFolds := fs.Int("inner-folds", evaluate.DefaultInnerFolds, "with --nested: stratified inner folds of each training part (every class needs this many training rows)")
+	choose := fs.Bool("choose-classifier", false, "with --nested: the -c classifiers are candidates too, chosen with the dimension on the inner folds (e.g. -c knn1,knn3,knn5: k by cross-validation); one result per method")
 	fs.Var(&grid, "grid", "with --nested: candidate values key=v1,v2,... (or method.key=v1,v2,...) chosen with the dimension on the inner folds; repeatable, the product of all is searched; routed as -p")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if !*nested && (len(grid) > 0 || flagGiven(fs, "inner-folds")) {
-		return usagef("--grid and --inner-folds need --nested")
+	if !*nested && (len(grid) > 0 || flagGiven(fs, "inner-folds") || *choose) {
+		return usagef("--grid, --inner-folds and --choose-classifier need --nested")
 	}
 	if *innerFolds < 2 {
 		return usagef("--inner-folds %d: want ≥ 2", *innerFolds)
@@ -88,7 +89,7 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		rep, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps})
+		rep, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps, ChooseClassifier: *choose})
 		var ge *evaluate.GridError
 		if errors.As(err, &ge) {
 			return usageError{err} // a --grid value or combination the method refuses

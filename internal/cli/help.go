@@ -63,12 +63,15 @@ each training part (and, with --grid, method parameters too: the product
 of the values of every --grid flag, routed to the methods as -p is), refits
 on the training part with the choice and scores the test fold; it prints
 that error with its spread over folds, the dimensions and grid values
-chosen, and the minimum over dimensions of the same run beside it. It
-costs (inner folds + 1) × grid points times the fits (docs/nested.md).
+chosen, and the minimum over dimensions of the same run beside it. With
+--choose-classifier the -c classifiers are candidates too (one result per
+method; e.g. the k of k-NN by cross-validation). It costs (inner folds +
+1) × grid points times the fits (docs/nested.md).
 
 examples:
   dimred eval -i builtin:wine -m pca,lda,gda -c ncc,knn3
   dimred eval -i builtin:wine -m lda,gda -c ncc,knn3 --nested --grid sigma=0.5,1,2 --grid gda.alpha=0.01,0.1
+  dimred eval -i builtin:wine -m lda -c knn1,knn3,knn5 --nested --choose-classifier
   dimred eval -i ../shared/data/faces/orl_32x32.csv.gz -m lda,gda --train-per-class 5 --repeats 10
   dimred eval -i ../shared/data/mnist/mnist10k.csv.gz -m gda,kqmi -j 1 2> eval.log`,
 	"demo": `Runs the methods on built-in data, prints a comparison of their errors

@@ -85,7 +85,8 @@ func TestEvalNestedBadInput(t *testing.T) {
 		status int
 		wants  []string
 	}{
-		{[]string{"--grid", "sigma=1"}, 2, []string{"--grid and --inner-folds need --nested"}},
+		{[]string{"--grid", "sigma=1"}, 2, []string{"--grid, --inner-folds and --choose-classifier need --nested"}},
+		{[]string{"--choose-classifier"}, 2, []string{"--choose-classifier need --nested"}},
 		{[]string{"--inner-folds", "3"}, 2, []string{"need --nested"}},
 		{[]string{"--nested", "--inner-folds", "1"}, 2, []string{"--inner-folds 1", "≥ 2"}},
 		{[]string{"--nested", "--grid", "sigm=1,2"}, 2, []string{"--grid sigm=1,2", "unknown parameter sigm", "did you mean sigma"}},
@@ -104,6 +105,27 @@ func TestEvalNestedBadInput(t *testing.T) {
 			if !strings.Contains(errs, w) {
 				t.Errorf("%v: stderr %q lacks %q", tc.args, strings.TrimSpace(errs), w)
 			}
+		}
+	}
+}
+
+// --choose-classifier reaches RunNested: one result per method, labelled
+// with the candidates, and every fold names the classifier it chose.
+func TestEvalChooseClassifier(t *testing.T) {
+	st, out, errs := run(t, "eval", "-i", "builtin:iris", "-m", "lda", "-c", "knn1,knn5", "--cv", "3", "--nested", "--inner-folds", "2", "--choose-classifier", "--format", "json", "--quiet")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var rep evaluate.NestedReport
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Classifier != "chosen: knn1, knn5" {
+		t.Fatalf("results %+v", rep.Results)
+	}
+	for _, f := range rep.Results[0].Folds {
+		if f.Classifier != "knn1" && f.Classifier != "knn5" {
+			t.Errorf("fold %s chose %q", f.Split, f.Classifier)
 		}
 	}
 }

@@ -35,6 +35,15 @@ type Classifier interface {
 	Fit(X *mat.Dense, y []int) (Predictor, error)
 }
 
+// Names lists the classifiers' names, comma-separated ("knn1, knn3").
+func Names(cs []Classifier) string {
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = c.Name()
+	}
+	return strings.Join(names, ", ")
+}
+
 // Predictor is a fitted classifier.
 type Predictor interface {
 	Predict(X *mat.Dense) ([]int, error)

@@ -250,7 +250,7 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		for _, group := range groups {
 			res := NestedResult{Method: p.Methods[m].Name, Classifier: p.Classifiers[group[0]].Name(), Grid: gr.params}
 			if o.ChooseClassifier {
-				res.Classifier = "chosen: " + classifierList(p.Classifiers)
+				res.Classifier = "chosen: " + classify.Names(p.Classifiers)
 			}
 			for s, sp := range splits {
 				var f choice
@@ -306,15 +306,6 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		first += len(gr.points)
 	}
 	return rep, nil
-}
-
-// classifierList names classifiers, comma-separated.
-func classifierList(cs []classify.Classifier) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name()
-	}
-	return strings.Join(names, ", ")
 }
 
 // choice is the (dimension, grid point) chosen on the inner folds and its

@@ -152,7 +152,7 @@ func (rc *RunContext) classifiers(what string) ([]classify.Classifier, error) {
 		return nil, nil
 	}
 	if n := rc.fixedClassifiers; len(rc.Classifiers) != n {
-		return nil, fmt.Errorf("--classifier gives %d classifier(s) (%s); this experiment scores with %d (%s)", len(rc.Classifiers), classifierNames(rc.Classifiers), n, what)
+		return nil, fmt.Errorf("--classifier gives %d classifier(s) (%s); this experiment scores with %d (%s)", len(rc.Classifiers), classify.Names(rc.Classifiers), n, what)
 	}
 	rc.classifiersUsed = true
 	return rc.Classifiers, nil
@@ -168,14 +168,6 @@ func (rc *RunContext) classifier(what string) (classify.Classifier, error) {
 		return nil, err
 	}
 	return cs[0], nil
-}
-
-func classifierNames(cs []classify.Classifier) string {
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = c.Name()
-	}
-	return strings.Join(names, ", ")
 }
 
 func (rc *RunContext) seed(def uint64) uint64 {
@@ -414,9 +406,9 @@ func Execute(e Experiment, rc *RunContext, version string) (*Outcome, error) {
 	}
 	switch {
 	case len(rc.Classifiers) > 0 && rc.classifiersUsed:
-		o.Choices = append(o.Choices, fmt.Sprintf("classifiers set to %s by --classifier, in place of the ones listed above (the published columns are the paper's classifiers')", classifierNames(rc.Classifiers)))
+		o.Choices = append(o.Choices, fmt.Sprintf("classifiers set to %s by --classifier, in place of the ones listed above (the published columns are the paper's classifiers')", classify.Names(rc.Classifiers)))
 	case len(rc.Classifiers) > 0:
-		o.Choices = append(o.Choices, fmt.Sprintf("--classifier %s not applied: this experiment has no fixed classifier it replaces", classifierNames(rc.Classifiers)))
+		o.Choices = append(o.Choices, fmt.Sprintf("--classifier %s not applied: this experiment has no fixed classifier it replaces", classify.Names(rc.Classifiers)))
 	}
 	if rc.Params != nil {
 		line := fmt.Sprintf("method parameters set on the command line, over the paper's: -p %s", strings.Join(rc.Params.Settings, " -p "))

@@ -193,72 +193,29 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 			base.Given, base.Responses = y, 0
 		}
 	}
-	mm := len(m.Kernels)
-	beta := make([]float64, mm)
-	for i := range beta {
-		beta[i] = 1 / float64(mm)
-	}
-	var res MKLResult
-	var bestA *mat.Dense
-	var bestVals, solvedWith []float64
-	var bestP, bestQ *mat.SymDense
-	prev := math.Inf(1)
-	for it := 1; ; it++ {
+	step := func(beta []float64, dims int) (*mklPair, error) {
 		prep, err := bases.Combine(beta)
 		if err != nil {
-			return nil, fmt.Errorf("mklsr: %w", err)
+			return nil, err
 		}
 		p := base
+		p.Dims = dims
 		r, err := p.SolveContext(ctx, prep)
-		var de *embed.DimsError
-		if bestA != nil && errors.As(err, &de) {
-			// A β-step can move all weight off the kernels that gave the
-			// combination its rank (features of a few landmarks, a linear
-			// kernel on few columns), so that its pair embeds in fewer
-			// dimensions: the answer is the last A with the weights it was
-			// solved with, and the objective is that pair's.
-			res.Beta = solvedWith
-			b := mat.NewVecDense(len(solvedWith), solvedWith)
-			res.Objective[len(res.Objective)-1] = mat.Inner(b, bestP, b) / mat.Inner(b, bestQ, b)
-			res.Stop = fmt.Sprintf("the weights of iteration %d's β-step leave %d independent directions, fewer than the %d requested; its A is kept with the weights it was solved with", it-1, de.Available, de.Requested)
-			break
-		}
 		if err != nil {
-			return nil, fmt.Errorf("mklsr: %w", err)
-		}
-		if base.Dims == 0 {
-			base.Dims = len(r.Values) // every iteration embeds as many dimensions as the first
+			return nil, err
 		}
 		a, err := dualCoefficients(r, prep, base.Given, base.Ridge)
 		if err != nil {
-			return nil, fmt.Errorf("mklsr: %w", err)
+			return nil, err
 		}
 		pq, qq := betaMatrices(bases.Products(a), lap, prob.Constraint) // K̃ₘ·A, n×r each
-		nb, nr, err := minRatioNonneg(pq, qq)
-		if err != nil {
-			return nil, fmt.Errorf("mklsr: β-step: %w", err)
-		}
-		if bestA != nil && nr > prev*(1+1e-12) {
-			res.Stop = fmt.Sprintf("the pair of iteration %d would increase the objective (%.6g > %.6g)", it, nr, prev)
-			break
-		}
-		bestA, bestVals, res.Beta = a, r.Values, nb
-		solvedWith, bestP, bestQ = beta, pq, qq
-		res.Objective = append(res.Objective, nr)
-		res.Iterations = it
-		report("iteration %d: objective %.6g, β = %.4g", it, nr, nb)
-		improved := prev-nr > m.Tol*math.Abs(prev)
-		prev, beta = nr, nb
-		if !improved && it > 1 {
-			res.Stop = "converged (relative decrease below tol)"
-			break
-		}
-		if it >= m.MaxIter {
-			res.Stop = "maximum number of iterations"
-			break
-		}
+		return &mklPair{vals: r.Values, a: a, p: pq, q: qq}, nil
 	}
-	report("stopped after %d iterations: %s", res.Iterations, res.Stop)
+	best, res, err := m.alternate(step, base.Dims, report)
+	if err != nil {
+		return nil, err
+	}
+	bestA, bestVals := best.a, best.vals
 	// The best pair: the last accepted regression A with the weights its
 	// β-step chose for it.
 	prep, err := bases.Combine(res.Beta)
@@ -275,6 +232,83 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	var train mat.Dense
 	train.Mul(prep.Phi, coef)
 	return &Fitted{Model: prep.Build(coef), Name: "mklsr", Values: bestVals, Train: &train, Trace: res}, nil
+}
+
+// mklPair is an A-step's outcome: the values and dual coefficients A of
+// its directions (in-memory: n×k; from statistics: the features' Fᵀ·A)
+// and the matrices P, Q of the β-step on A.
+type mklPair struct {
+	vals []float64
+	a    *mat.Dense
+	p, q *mat.SymDense
+}
+
+// alternate runs Algorithm 1's alternation from equal weights: step(β,
+// dims) is the A-step with the weights β (KSR on K̃_β, or its form on
+// statistics); the β-step minimises βᵀPβ/βᵀQβ over β ≥ 0, Σβ = 1
+// (minRatioNonneg). A pair is accepted only when its ratio does not
+// exceed the previous one; the loop stops when it would, when the
+// relative decrease falls below Tol, after MaxIter, or when a β-step
+// leaves fewer independent directions than the first A-step embedded (the
+// last A is then kept with the weights it was solved with). It returns
+// the last accepted A-step and the trace, whose Beta are the weights that
+// go with it.
+func (m MKLSR) alternate(step func(beta []float64, dims int) (*mklPair, error), dims int, report func(string, ...any)) (*mklPair, MKLResult, error) {
+	mm := len(m.Kernels)
+	beta := make([]float64, mm)
+	for i := range beta {
+		beta[i] = 1 / float64(mm)
+	}
+	var res MKLResult
+	var best *mklPair
+	var solvedWith []float64
+	prev := math.Inf(1)
+	for it := 1; ; it++ {
+		pair, err := step(beta, dims)
+		var de *embed.DimsError
+		if best != nil && errors.As(err, &de) {
+			// A β-step can move all weight off the kernels that gave the
+			// combination its rank (features of a few landmarks, a linear
+			// kernel on few columns), so that its pair embeds in fewer
+			// dimensions: the answer is the last A with the weights it was
+			// solved with, and the objective is that pair's.
+			res.Beta = solvedWith
+			b := mat.NewVecDense(len(solvedWith), solvedWith)
+			res.Objective[len(res.Objective)-1] = mat.Inner(b, best.p, b) / mat.Inner(b, best.q, b)
+			res.Stop = fmt.Sprintf("the weights of iteration %d's β-step leave %d independent directions, fewer than the %d requested; its A is kept with the weights it was solved with", it-1, de.Available, de.Requested)
+			break
+		}
+		if err != nil {
+			return nil, res, fmt.Errorf("mklsr: %w", err)
+		}
+		if dims == 0 {
+			dims = len(pair.vals) // every iteration embeds as many dimensions as the first
+		}
+		nb, nr, err := minRatioNonneg(pair.p, pair.q)
+		if err != nil {
+			return nil, res, fmt.Errorf("mklsr: β-step: %w", err)
+		}
+		if best != nil && nr > prev*(1+1e-12) {
+			res.Stop = fmt.Sprintf("the pair of iteration %d would increase the objective (%.6g > %.6g)", it, nr, prev)
+			break
+		}
+		best, res.Beta, solvedWith = pair, nb, beta
+		res.Objective = append(res.Objective, nr)
+		res.Iterations = it
+		report("iteration %d: objective %.6g, β = %.4g", it, nr, nb)
+		improved := prev-nr > m.Tol*math.Abs(prev)
+		prev, beta = nr, nb
+		if !improved && it > 1 {
+			res.Stop = "converged (relative decrease below tol)"
+			break
+		}
+		if it >= m.MaxIter {
+			res.Stop = "maximum number of iterations"
+			break
+		}
+	}
+	report("stopped after %d iterations: %s", res.Iterations, res.Stop)
+	return best, res, nil
 }
 
 // mklBases are the base kernels of MKL-SR on the training rows: exact

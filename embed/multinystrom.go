@@ -164,6 +164,34 @@ func (b *NystromBases) Products(a *mat.Dense) []*mat.Dense {
 	return out
 }
 
+// NewMultiNystromModel folds a linear model z = Wᵀ(f − μ) on the
+// concatenated Nyström features f = [T₁ᵀ·k₁(L, x) … T_Mᵀ·k_M(L, x)] (a fit
+// from their statistics) into the model of the input rows: Aₘ = Tₘ·Wₘ for
+// the rows Wₘ of W of kernel m, Offset = Wᵀ·μ.
+func NewMultiNystromModel(ks []kernel.Kernel, lm *mat.Dense, maps []*mat.Dense, lin *LinearModel) (*MultiNystromModel, error) {
+	if lm == nil || lin == nil || lin.W == nil || len(ks) == 0 || len(maps) != len(ks) {
+		return nil, fmt.Errorf("multinystrom: a model needs landmarks, one map per kernel (%d maps, %d kernels) and a linear model", len(maps), len(ks))
+	}
+	m, _ := lm.Dims()
+	wr, k := lin.W.Dims()
+	model := &MultiNystromModel{Kernels: ks, Landmarks: lm, Offset: mulVecT(lin.W, lin.Mean)}
+	c := 0
+	for i, t := range maps {
+		tm, r := t.Dims()
+		if tm != m || c+r > wr {
+			return nil, fmt.Errorf("multinystrom: kernel %d: a %d×%d map for %d landmarks and a model on %d features", i+1, tm, r, m, wr)
+		}
+		var a mat.Dense
+		a.Mul(t, lin.W.Slice(c, c+r, 0, k))
+		model.A = append(model.A, &a)
+		c += r
+	}
+	if c != wr || len(lin.Mean) != wr {
+		return nil, fmt.Errorf("multinystrom: maps of %d features in all, a linear model on %d (mean of %d)", c, wr, len(lin.Mean))
+	}
+	return model, nil
+}
+
 // MultiNystromModel is z = Σₘ Aₘᵀ·kₘ(L, x) − Offset: a linear solution on
 // the features of NystromBases.Combine folded into one map per kernel of
 // the kernel values between x and the shared landmarks L.

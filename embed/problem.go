@@ -162,7 +162,8 @@ type Result struct {
 	// Model.Transform gives on them (to rounding), without a second Gram
 	// matrix. Nil when the problem was solved from statistics.
 	Train *mat.Dense
-	// Responses, for the raw regression route (Problem.Raw), are the
+	// Responses, for the raw regression route (Problem.Raw,
+	// ScatterProblem.Raw), are the
 	// indices of the responses (columns of Given, or of the graph's
 	// eigenvectors in order) the directions come from: the first Dims of
 	// those whose directions are independent on the training rows.

@@ -208,7 +208,11 @@ func (p *ScatterProblem) Solve(ctx context.Context, s *Scatter) (*Result, error)
 		UnitColumns(w, nil)
 	}
 	mean := append([]float64(nil), s.Mean...)
-	return &Result{Model: &LinearModel{Mean: mean, W: w}, Values: vals, Solver: route, Eigen: sv.eigenUsed}, nil
+	res := &Result{Model: &LinearModel{Mean: mean, W: w}, Values: vals, Solver: route, Eigen: sv.eigenUsed}
+	if sv.kept != nil {
+		res.Responses = sv.kept[:len(vals)]
+	}
+	return res, nil
 }
 
 // regression is the spectral-regression route on statistics: the
@@ -239,7 +243,7 @@ func (p *ScatterProblem) regression(sv *solve, s *Scatter, tr float64) ([]float6
 		return nil, nil, fmt.Errorf("embed: regression matrix is not positive definite (alpha=%g): %v; increase the ridge", alpha, err)
 	}
 	if p.Raw {
-		vals, v, _, err = dropDependent(vals, v, linalg.Congruence(s.Total, v), p.RankTol)
+		vals, v, sv.kept, err = dropDependent(vals, v, linalg.Congruence(s.Total, v), p.RankTol)
 		return vals, v, err
 	}
 	a := s.Graph(p.Block)

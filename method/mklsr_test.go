@@ -2,6 +2,7 @@ package method
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,7 +12,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/stats"
 )
 
 // The exact β-step equals a brute force over a fine grid of the simplex
@@ -301,4 +304,138 @@ func TestMKLSRProgress(t *testing.T) {
 		!strings.Contains(lines[1], fmt.Sprintf("objective %.6g", r.Objective[0])) || !strings.Contains(lines[len(lines)-1], r.Stop) {
 		t.Errorf("progress lines %q for %d iterations, stop %q", lines, r.Iterations, r.Stop)
 	}
+}
+
+// MKL-SR from the statistics of the concatenated Nyström features (the
+// pipeline's route: landmark rows from the row count, the maps, the
+// features' moments accumulated in chunks) equals the in-memory Nyström
+// MKL-SR on the same landmarks: β to 1e-8 and the embeddings of training
+// and new rows to 1e-8 relative, with the default and unit directions and
+// fewer dimensions than responses. Methods set otherwise refuse with the
+// reason.
+func TestMKLSRFromFeatureStats(t *testing.T) {
+	x, y := srData(t)
+	n, d := x.Dims()
+	xnew := mat.NewDense(15, d, nil)
+	for i := 0; i < 15; i++ {
+		for j := 0; j < d; j++ {
+			xnew.Set(i, j, x.At(3*i, j)*0.8+0.1)
+		}
+	}
+	ks := []kernel.Kernel{kernel.Linear(), kernel.Poly(2, 1), kernel.RBF(0.7)}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		norm embed.Norm
+		dims int
+	}{{"", 0}, {embed.NormUnit, 0}, {"", 1}} {
+		m := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: 60, Seed: 5}}
+		m.Norm = tc.norm
+		want, err := m.Fit(x, y, tc.dims)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kk, sp, err := m.MultiNystromSpace()
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := sp.LandmarkRows(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lm := mat.NewDense(len(rows), d, nil)
+		for i, r := range rows {
+			lm.SetRow(i, x.RawRowView(r))
+		}
+		var maps []*mat.Dense
+		var blocks []int
+		for _, k := range kk {
+			tm, err := embed.NystromMap(ctx, k, lm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, r := tm.Dims()
+			maps, blocks = append(maps, tm), append(blocks, r)
+		}
+		var ms stats.Moments
+		for lo := 0; lo < n; lo += 50 { // chunks, as a stream or shards give them
+			hi := min(lo+50, n)
+			chunk := x.Slice(lo, hi, 0, d).(*mat.Dense)
+			var parts []*mat.Dense
+			for i, k := range kk {
+				f, err := embed.NystromFeatures(ctx, k, lm, maps[i], chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				parts = append(parts, f)
+			}
+			if err := ms.Add(hcat(parts...), y[lo:hi]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		lin, err := m.FitMultiFeatureStats(&ms, blocks, tc.dims)
+		if err != nil {
+			t.Fatalf("norm %q dims %d: %v", tc.norm, tc.dims, err)
+		}
+		model, err := embed.NewMultiNystromModel(kk, lm, maps, lin.Model.(*embed.LinearModel))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bw, bs := want.(*Fitted).Trace.(MKLResult), lin.Trace.(MKLResult)
+		if bw.Iterations != bs.Iterations || !floats.EqualApprox(bw.Beta, bs.Beta, 1e-8) {
+			t.Errorf("norm %q dims %d: β in memory %v (%d iterations), from statistics %v (%d)", tc.norm, tc.dims, bw.Beta, bw.Iterations, bs.Beta, bs.Iterations)
+		}
+		for _, rows := range []*mat.Dense{x, xnew} {
+			zw, _ := want.Transform(rows)
+			zs, err := model.Transform(rows)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var diff mat.Dense
+			diff.Sub(zw, zs)
+			if e := mat.Norm(&diff, math.Inf(1)) / mat.Norm(zw, math.Inf(1)); e > 1e-8 {
+				t.Errorf("norm %q dims %d: from statistics differs from in memory by %.3g", tc.norm, tc.dims, e)
+			}
+		}
+	}
+	for _, c := range []struct {
+		kv   map[string]string
+		want string
+	}{
+		{map[string]string{}, "space=nystrom"},
+		{map[string]string{"space": "nystrom"}, "sigma=auto"},
+		{map[string]string{"space": "nystrom", "kernels": "linear;rbf:sigma=1", "graph": "unsupervised"}, "graph=unsupervised"},
+		{map[string]string{"space": "nystrom", "kernels": "linear;rbf:sigma=1", "sampling": "kmeans++"}, ""},
+	} {
+		mm, err := New("mklsr", c.kv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = mm.(MultiNystromStatsFitter).MultiNystromSpace()
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%v: %v", c.kv, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: %v; want an error naming %q", c.kv, err, c.want)
+		}
+	}
+}
+
+// hcat joins matrices of the same rows side by side.
+func hcat(ms ...*mat.Dense) *mat.Dense {
+	r, c := 0, 0
+	for _, m := range ms {
+		mr, mc := m.Dims()
+		r, c = mr, c+mc
+	}
+	out := mat.NewDense(r, c, nil)
+	c = 0
+	for _, m := range ms {
+		_, mc := m.Dims()
+		out.Slice(0, r, c, c+mc).(*mat.Dense).Copy(m)
+		c += mc
+	}
+	return out
 }

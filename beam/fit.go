@@ -78,9 +78,9 @@ func StatsMethods() []string {
 
 // NystromMethods returns the names of the kernel methods that fit from
 // statistics of Nyström features with space=nystrom
-// (method.NystromStatsFitter).
+// (method.NystromStatsFitter, method.MultiNystromStatsFitter).
 func NystromMethods() []string {
-	return methodsWhere(func(m method.Method) bool { _, ok := m.(method.NystromStatsFitter); return ok })
+	return methodsWhere(isNystromMethod)
 }
 
 func methodsWhere(ok func(method.Method) bool) []string {
@@ -108,9 +108,9 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	nf, nystrom := m.(method.NystromStatsFitter)
+	nystrom := isNystromMethod(m)
 	if nystrom {
-		if _, err := nf.NystromSpace(); err != nil {
+		if _, err := nystromSpace(cfg.Method, cfg.Params); err != nil {
 			return nil, err
 		}
 	} else if _, err := statsFitter(cfg.Method, cfg.Params); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/stats"
 )
 
 // Kernel methods at scale: a kernel method with space=nystrom (KPCA, GDA,
@@ -57,26 +58,42 @@ type landmarkPlan struct {
 
 // FeatureMap is the Nyström feature map of a kernel method: the kernel,
 // the landmark rows L and the map T (embed.NystromMap), so that the
-// features of rows x are k(x, L)·T.
+// features of rows x are k(x, L)·T; for a method with several base
+// kernels (MKL-SR), Kernels and Maps instead, the features of every
+// kernel side by side.
 type FeatureMap struct {
 	Kernel    kernel.Kernel
 	Landmarks *mat.Dense
 	T         *mat.Dense
+	Kernels   []kernel.Kernel
+	Maps      []*mat.Dense
 }
 
 // Apply returns the features of the rows of x.
 func (f *FeatureMap) Apply(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+	if len(f.Kernels) > 0 {
+		return embed.MultiNystromFeatures(ctx, f.Kernels, f.Landmarks, f.Maps, x)
+	}
 	return embed.NystromFeatures(ctx, f.Kernel, f.Landmarks, f.T, x)
 }
 
 type featureMapJSON struct {
-	Kernel    kernel.Kernel     `json:"kernel"`
-	Landmarks *embed.MatrixJSON `json:"landmarks"`
-	T         *embed.MatrixJSON `json:"t"`
+	Kernel    kernel.Kernel       `json:"kernel"`
+	Landmarks *embed.MatrixJSON   `json:"landmarks"`
+	T         *embed.MatrixJSON   `json:"t,omitempty"`
+	Kernels   []kernel.Kernel     `json:"kernels,omitempty"`
+	Maps      []*embed.MatrixJSON `json:"maps,omitempty"`
 }
 
 func encodeFeatureMap(f FeatureMap) ([]byte, error) {
-	return json.Marshal(featureMapJSON{Kernel: f.Kernel, Landmarks: embed.ToJSONMat(f.Landmarks), T: embed.ToJSONMat(f.T)})
+	j := featureMapJSON{Kernel: f.Kernel, Landmarks: embed.ToJSONMat(f.Landmarks), Kernels: f.Kernels}
+	if f.T != nil {
+		j.T = embed.ToJSONMat(f.T)
+	}
+	for _, t := range f.Maps {
+		j.Maps = append(j.Maps, embed.ToJSONMat(t))
+	}
+	return json.Marshal(j)
 }
 
 func decodeFeatureMap(b []byte) (FeatureMap, error) {
@@ -88,11 +105,24 @@ func decodeFeatureMap(b []byte) (FeatureMap, error) {
 	if err != nil {
 		return FeatureMap{}, err
 	}
-	t, err := j.T.Dense("t")
-	if err != nil {
-		return FeatureMap{}, err
+	f := FeatureMap{Kernel: j.Kernel, Landmarks: lm, Kernels: j.Kernels}
+	if len(j.Kernels) == 0 {
+		if f.T, err = j.T.Dense("t"); err != nil {
+			return FeatureMap{}, err
+		}
+		return f, nil
 	}
-	return FeatureMap{Kernel: j.Kernel, Landmarks: lm, T: t}, nil
+	if len(j.Maps) != len(j.Kernels) {
+		return FeatureMap{}, fmt.Errorf("dimredbeam: corrupt Nyström feature map: %d kernels and %d maps", len(j.Kernels), len(j.Maps))
+	}
+	for i, mj := range j.Maps {
+		t, err := mj.Dense(fmt.Sprintf("maps[%d]", i))
+		if err != nil {
+			return FeatureMap{}, err
+		}
+		f.Maps = append(f.Maps, t)
+	}
+	return f, nil
 }
 
 // nystromFit adds the passes of a Nyström fit of cfg over the shards col.
@@ -131,18 +161,92 @@ func (f *countFn) ProcessElement(ctx context.Context, sh Shard) (shardRows, erro
 	return shardRows{Index: sh.Index, Rows: n}, err
 }
 
-// nystromSpace returns the Nyström space of the named method.
-func nystromSpace(name string, params map[string]string) (method.NystromStatsFitter, embed.Nystrom, error) {
+// nystromMethod is a method fitted from the statistics of its Nyström
+// features: one kernel (one) or several base kernels (multi, with their
+// kernels), and the landmark settings.
+type nystromMethod struct {
+	one     method.NystromStatsFitter
+	multi   method.MultiNystromStatsFitter
+	kernels []kernel.Kernel
+	space   embed.Nystrom
+}
+
+// isNystromMethod reports whether m fits from Nyström feature statistics.
+func isNystromMethod(m method.Method) bool {
+	_, one := m.(method.NystromStatsFitter)
+	_, multi := m.(method.MultiNystromStatsFitter)
+	return one || multi
+}
+
+// nystromSpace returns the Nyström form of the named method.
+func nystromSpace(name string, params map[string]string) (nystromMethod, error) {
 	m, err := method.New(name, params)
 	if err != nil {
-		return nil, embed.Nystrom{}, err
+		return nystromMethod{}, err
 	}
-	nf, ok := m.(method.NystromStatsFitter)
-	if !ok {
-		return nil, embed.Nystrom{}, fmt.Errorf("method %s has no Nyström form", name)
+	var nm nystromMethod
+	switch f := m.(type) {
+	case method.NystromStatsFitter:
+		nm.one = f
+		nm.space, err = f.NystromSpace()
+	case method.MultiNystromStatsFitter:
+		nm.multi = f
+		nm.kernels, nm.space, err = f.MultiNystromSpace()
+	default:
+		return nystromMethod{}, fmt.Errorf("method %s has no Nyström form", name)
 	}
-	sp, err := nf.NystromSpace()
-	return nf, sp, err
+	return nm, err
+}
+
+// featureMap builds the feature map of the landmark rows lm.
+func (nm nystromMethod) featureMap(ctx context.Context, lm *mat.Dense) (FeatureMap, error) {
+	if nm.multi == nil {
+		t, err := embed.NystromMap(ctx, nm.space.K, lm)
+		if err != nil {
+			return FeatureMap{}, err
+		}
+		return FeatureMap{Kernel: nm.space.K, Landmarks: lm, T: t}, nil
+	}
+	f := FeatureMap{Landmarks: lm, Kernels: nm.kernels}
+	for i, k := range nm.kernels {
+		t, err := embed.NystromMap(ctx, k, lm)
+		if err != nil {
+			return FeatureMap{}, fmt.Errorf("base kernel %d: %w", i+1, err)
+		}
+		f.Maps = append(f.Maps, t)
+	}
+	return f, nil
+}
+
+// fit fits the method on the merged feature statistics and folds the
+// linear model into the model of the input rows.
+func (nm nystromMethod) fit(ms *stats.Moments, fm FeatureMap, dims int) (*method.Fitted, error) {
+	if nm.multi == nil {
+		lin, err := nm.one.FitFeatureStats(ms, dims)
+		if err != nil {
+			return nil, err
+		}
+		model, err := embed.NewNystromModel(fm.Kernel, fm.Landmarks, fm.T, lin.Model.(*embed.LinearModel))
+		if err != nil {
+			return nil, err
+		}
+		lin.Model = model
+		return lin, nil
+	}
+	blocks := make([]int, len(fm.Maps))
+	for i, t := range fm.Maps {
+		_, blocks[i] = t.Dims()
+	}
+	lin, err := nm.multi.FitMultiFeatureStats(ms, blocks, dims)
+	if err != nil {
+		return nil, err
+	}
+	model, err := embed.NewMultiNystromModel(fm.Kernels, fm.Landmarks, fm.Maps, lin.Model.(*embed.LinearModel))
+	if err != nil {
+		return nil, err
+	}
+	lin.Model = model
+	return lin, nil
 }
 
 // pickFn picks the landmark rows from the shards' row counts.
@@ -152,10 +256,11 @@ type pickFn struct {
 }
 
 func (f *pickFn) ProcessElement(_ []byte, counts func(*shardRows) bool) (landmarkPlan, error) {
-	_, sp, err := nystromSpace(f.Method, f.Params)
+	nm, err := nystromSpace(f.Method, f.Params)
 	if err != nil {
 		return landmarkPlan{}, err
 	}
+	sp := nm.space
 	var all []shardRows
 	var c shardRows
 	for counts(&c) {
@@ -215,7 +320,7 @@ type mapFn struct {
 }
 
 func (f *mapFn) ProcessElement(ctx context.Context, _ []byte, rows func(*landmarkRow) bool) (FeatureMap, error) {
-	_, sp, err := nystromSpace(f.Method, f.Params)
+	nm, err := nystromSpace(f.Method, f.Params)
 	if err != nil {
 		return FeatureMap{}, err
 	}
@@ -241,11 +346,7 @@ func (f *mapFn) ProcessElement(ctx context.Context, _ []byte, rows func(*landmar
 		}
 		lm.SetRow(i, r.Values)
 	}
-	t, err := embed.NystromMap(ctx, sp.K, lm)
-	if err != nil {
-		return FeatureMap{}, err
-	}
-	return FeatureMap{Kernel: sp.K, Landmarks: lm, T: t}, nil
+	return nm.featureMap(ctx, lm)
 }
 
 // featureStatsFn reduces the Nyström features of a shard to statistics.
@@ -270,20 +371,15 @@ func (f *nystromFitFn) ProcessElement(ctx context.Context, b []byte, fm FeatureM
 	if err != nil {
 		return err
 	}
-	nf, _, err := nystromSpace(f.Fit.Method, f.Fit.Params)
+	nm, err := nystromSpace(f.Fit.Method, f.Fit.Params)
 	if err != nil {
 		return err
 	}
-	lin, err := nf.FitFeatureStats(m, f.Fit.Dims)
+	fitted, err := nm.fit(m, fm, f.Fit.Dims)
 	if err != nil {
 		return err
 	}
-	model, err := embed.NewNystromModel(fm.Kernel, fm.Landmarks, fm.T, lin.Model.(*embed.LinearModel))
-	if err != nil {
-		return err
-	}
-	lin.Model = model
-	return f.Fit.save(ctx, lin)
+	return f.Fit.save(ctx, fitted)
 }
 
 func init() {

@@ -154,8 +154,8 @@ func checkModel(t *testing.T, what, path string, want method.Model, x *mat.Dense
 // Sharded digits (4 shards, one gzipped) through the Beam fit give the
 // statistics of the whole table (1e-9 relative) and the in-memory models
 // of PCA, LDA, LQMI, SR (supervised class graph) and of the Nyström kernel
-// methods KPCA, GDA, KQMI and KSR (against the in-memory fit with the same
-// landmarks: the same seed on the rows in shard order).
+// methods KPCA, GDA, KQMI, KSR and MKL-SR (against the in-memory fit with
+// the same landmarks: the same seed on the rows in shard order).
 func TestFitEqualsInMemory(t *testing.T) {
 	src := testdata.Path(t, "data/sklearn/digits.csv")
 	ds, err := data.Load(src, data.Options{})
@@ -179,6 +179,7 @@ func TestFitEqualsInMemory(t *testing.T) {
 		{"sr", nil, 0, 1e-9},
 		{"sr", map[string]string{"ridge": "0.01"}, 4, 1e-9},
 		{"ksr", map[string]string{"space": "nystrom", "landmarks": "140", "seed": "3", "sigma": "25"}, 0, 1e-9},
+		{"mklsr", map[string]string{"space": "nystrom", "landmarks": "130", "seed": "6", "kernels": "linear;poly:degree=2,offset=1;rbf:sigma=25", "ridge": "100"}, 0, 1e-8},
 	} {
 		name := fmt.Sprintf("%s-%d", tc.method, i)
 		model := filepath.Join(out, name+".json")
@@ -226,5 +227,14 @@ func TestSRNeedsEveryRowLabelled(t *testing.T) {
 		Params: map[string]string{"space": "nystrom", "sigma": "1", "graph": "unsupervised"}, Dims: 2, Model: filepath.Join(out, "ksr.json")})
 	if err == nil || !strings.Contains(err.Error(), "graph=unsupervised needs the nearest neighbours") {
 		t.Errorf("KSR graph=unsupervised: build error %v", err)
+	}
+	// MKL-SR's default Gaussian takes its width from the rows.
+	_, err = FitPipeline(context.Background(), FitConfig{Input: Input{Glob: filepath.Join(dir, "part-*")}, Method: "mklsr",
+		Params: map[string]string{"space": "nystrom"}, Model: filepath.Join(out, "mklsr.json")})
+	if err == nil || !strings.Contains(err.Error(), "base kernel 3 (rbf(sigma=auto)): sigma=auto") {
+		t.Errorf("MKL-SR with sigma=auto: build error %v", err)
+	}
+	if !slices.Contains(NystromMethods(), "mklsr") {
+		t.Errorf("Nyström methods %v lack mklsr", NystromMethods())
 	}
 }

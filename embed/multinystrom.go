@@ -164,6 +164,33 @@ func (b *NystromBases) Products(a *mat.Dense) []*mat.Dense {
 	return out
 }
 
+// MultiNystromFeatures returns the concatenated Nyström features
+// [T₁ᵀ·k₁(L, x) … T_Mᵀ·k_M(L, x)] of the rows of x (uncentred), the kernel
+// values of all kernels from one shared product per block.
+func MultiNystromFeatures(ctx context.Context, ks []kernel.Kernel, lm *mat.Dense, maps []*mat.Dense, x *mat.Dense) (*mat.Dense, error) {
+	if len(ks) == 0 || len(maps) != len(ks) {
+		return nil, fmt.Errorf("multinystrom: %d kernels and %d maps", len(ks), len(maps))
+	}
+	n, _ := x.Dims()
+	p := 0
+	for _, t := range maps {
+		_, r := t.Dims()
+		p += r
+	}
+	out := mat.NewDense(n, p, nil)
+	parts := make([]*mat.Dense, len(maps))
+	c := 0
+	for i, t := range maps {
+		_, r := t.Dims()
+		parts[i] = out.Slice(0, n, c, c+r).(*mat.Dense)
+		c += r
+	}
+	if err := featuresInto(ctx, ks, lm, maps, x, parts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // NewMultiNystromModel folds a linear model z = Wᵀ(f − μ) on the
 // concatenated Nyström features f = [T₁ᵀ·k₁(L, x) … T_Mᵀ·k_M(L, x)] (a fit
 // from their statistics) into the model of the input rows: Aₘ = Tₘ·Wₘ for

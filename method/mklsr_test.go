@@ -359,16 +359,11 @@ func TestMKLSRFromFeatureStats(t *testing.T) {
 		var ms stats.Moments
 		for lo := 0; lo < n; lo += 50 { // chunks, as a stream or shards give them
 			hi := min(lo+50, n)
-			chunk := x.Slice(lo, hi, 0, d).(*mat.Dense)
-			var parts []*mat.Dense
-			for i, k := range kk {
-				f, err := embed.NystromFeatures(ctx, k, lm, maps[i], chunk)
-				if err != nil {
-					t.Fatal(err)
-				}
-				parts = append(parts, f)
+			f, err := embed.MultiNystromFeatures(ctx, kk, lm, maps, x.Slice(lo, hi, 0, d).(*mat.Dense))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if err := ms.Add(hcat(parts...), y[lo:hi]); err != nil {
+			if err := ms.Add(f, y[lo:hi]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -421,21 +416,4 @@ func TestMKLSRFromFeatureStats(t *testing.T) {
 			t.Errorf("%v: %v; want an error naming %q", c.kv, err, c.want)
 		}
 	}
-}
-
-// hcat joins matrices of the same rows side by side.
-func hcat(ms ...*mat.Dense) *mat.Dense {
-	r, c := 0, 0
-	for _, m := range ms {
-		mr, mc := m.Dims()
-		r, c = mr, c+mc
-	}
-	out := mat.NewDense(r, c, nil)
-	c = 0
-	for _, m := range ms {
-		_, mc := m.Dims()
-		out.Slice(0, r, c, c+mc).(*mat.Dense).Copy(m)
-		c += mc
-	}
-	return out
 }

@@ -392,6 +392,29 @@ func TestMKLSRFromFeatureStats(t *testing.T) {
 			}
 		}
 	}
+	// Statistics with an unlabeled row, or blocks that do not add up.
+	okm := MKLSR{Kernels: ks, Space: KernelSpace{Kind: SpaceNystrom, Landmarks: 20}}
+	xs, ys := mat.NewDense(30, d, nil), make([]int, 30) // every 6th row: all three classes
+	for i := range ys {
+		xs.SetRow(i, x.RawRowView(6*i))
+		ys[i] = y[6*i]
+	}
+	var ms stats.Moments
+	yu := append([]int(nil), ys...)
+	yu[4] = -1
+	if err := ms.Add(xs, yu); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := okm.FitMultiFeatureStats(&ms, []int{d}, 0); err == nil || !strings.Contains(err.Error(), "1 of 30 rows are unlabeled") {
+		t.Errorf("an unlabeled row: %v", err)
+	}
+	ms = stats.Moments{}
+	if err := ms.Add(xs, ys); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := okm.FitMultiFeatureStats(&ms, []int{4, 4, 4}, 0); err == nil || !strings.Contains(err.Error(), "feature blocks of 12 columns in all, statistics of 13 features") {
+		t.Errorf("blocks that do not add up: %v", err)
+	}
 	for _, c := range []struct {
 		kv   map[string]string
 		want string

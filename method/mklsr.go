@@ -62,6 +62,13 @@ type MKLSR struct {
 	Progress func(string)
 }
 
+// report sends one progress line (Progress), if set.
+func (m MKLSR) report(format string, a ...any) {
+	if m.Progress != nil {
+		m.Progress("mklsr: " + fmt.Sprintf(format, a...))
+	}
+}
+
 // WithProgress implements Progresser.
 func (m MKLSR) WithProgress(f func(string)) Method { m.Progress = f; return m }
 
@@ -171,11 +178,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)
 	}
-	report := func(format string, a ...any) {
-		if m.Progress != nil {
-			m.Progress("mklsr: " + fmt.Sprintf(format, a...))
-		}
-	}
+	report := m.report
 	report("%d base kernels on %d rows ready (%s)", len(m.Kernels), x.RawMatrix().Rows, m.Space.Kind)
 	lap := laplacianOf(prob)
 	// The graph and its responses Y stay fixed through the alternation

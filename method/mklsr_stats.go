@@ -136,7 +136,9 @@ func (m MKLSR) FitMultiFeatureStats(ms *stats.Moments, blocks []int, dims int) (
 			return nil, err
 		}
 		v := r.Model.(*embed.LinearModel).W // p×k on the scaled features
-		_, k := v.Dims()
+		if _, k := v.Dims(); len(r.Responses) != k {
+			return nil, fmt.Errorf("%d directions from %d responses", k, len(r.Responses))
+		}
 		// G = (Σ·Z[:, kept] − S·D_β·V)/γ.
 		dv := mat.DenseCopyOf(v)
 		dv.Apply(func(i, j int, x float64) float64 { return d[i] * x }, dv)
@@ -147,18 +149,10 @@ func (m MKLSR) FitMultiFeatureStats(ms *stats.Moments, blocks []int, dims int) (
 				g.Set(i, col, (sz.At(i, resp)-g.At(i, col))/ridge)
 			}
 		}
-		if len(r.Responses) != k {
-			return nil, fmt.Errorf("%d directions from %d responses", k, len(r.Responses))
-		}
 		pq, qq := betaFromStats(&g, s.Total, fwf, off)
 		return &mklPair{vals: r.Values, a: &g, p: pq, q: qq}, nil
 	}
-	report := func(format string, a ...any) {
-		if m.Progress != nil {
-			m.Progress("mklsr: " + fmt.Sprintf(format, a...))
-		}
-	}
-	best, res, err := m.alternate(step, dims, report)
+	best, res, err := m.alternate(step, dims, m.report)
 	if err != nil {
 		return nil, err
 	}

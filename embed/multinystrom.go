@@ -75,16 +75,15 @@ func NewNystromBases(ctx context.Context, ks []kernel.Kernel, x *mat.Dense, s Ny
 		_, r := t.Dims()
 		p += r
 	}
+	if b.all, err = MultiNystromFeatures(ctx, b.Kernels, b.Landmarks, b.Maps, x); err != nil {
+		return nil, err
+	}
 	n, _ := x.Dims()
-	b.all = mat.NewDense(n, p, nil)
 	c := 0
 	for _, t := range b.Maps {
 		_, r := t.Dims()
 		b.Features = append(b.Features, b.all.Slice(0, n, c, c+r).(*mat.Dense))
 		c += r
-	}
-	if err := featuresInto(ctx, b.Kernels, b.Landmarks, b.Maps, x, b.Features); err != nil {
-		return nil, err
 	}
 	for _, f := range b.Features {
 		b.Means = append(b.Means, centreColumns(f))
@@ -113,19 +112,11 @@ func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
 	}
 	// ΦᵀΦ of the combination is FᵀF with block (i, j) scaled by √(βᵢβⱼ):
 	// one product for every re-weighting (MKL-SR's A-steps).
-	scale := make([]float64, 0, p)
+	blocks := make([]int, len(b.Features))
 	for m, f := range b.Features {
-		_, r := f.Dims()
-		for j := 0; j < r; j++ {
-			scale = append(scale, math.Sqrt(w[m]))
-		}
+		_, blocks[m] = f.Dims()
 	}
-	cross := mat.NewSymDense(p, nil)
-	for i := 0; i < p; i++ {
-		for j := i; j < p; j++ {
-			cross.SetSym(i, j, scale[i]*scale[j]*b.cross.At(i, j))
-		}
-	}
+	cross := ScaleSym(b.cross, BlockScales(blocks, w))
 	sum := kernel.Sum(w, b.Kernels...)
 	prep, err := newPrepared(phi, false, "multikernel nystrom "+sum.String(), func(coef *mat.Dense) Model {
 		_, k := coef.Dims()
@@ -160,6 +151,31 @@ func (b *NystromBases) Products(a *mat.Dense) []*mat.Dense {
 		fa.Mul(f.T(), a)
 		out[m] = new(mat.Dense)
 		out[m].Mul(f, &fa)
+	}
+	return out
+}
+
+// BlockScales returns √wₘ for every column of block m (blocks[m] columns
+// each): the scaling of the features [√w₁·F₁ … √w_M·F_M] of a weighted
+// kernel sum.
+func BlockScales(blocks []int, w []float64) []float64 {
+	var d []float64
+	for m, r := range blocks {
+		for j := 0; j < r; j++ {
+			d = append(d, math.Sqrt(w[m]))
+		}
+	}
+	return d
+}
+
+// ScaleSym returns D·S·D for D = diag(d).
+func ScaleSym(s *mat.SymDense, d []float64) *mat.SymDense {
+	p := s.SymmetricDim()
+	out := mat.NewSymDense(p, nil)
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			out.SetSym(i, j, d[i]*d[j]*s.At(i, j))
+		}
 	}
 	return out
 }

@@ -3,7 +3,6 @@ package method
 import (
 	"errors"
 	"fmt"
-	"math"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -111,23 +110,10 @@ func (m MKLSR) FitMultiFeatureStats(ms *stats.Moments, blocks []int, dims int) (
 	fwf := s.Graph(block) // FᵀWF
 	ctx := m.ctx()
 	ridge := m.Ridge
-	scales := func(beta []float64) []float64 {
-		d := make([]float64, p)
-		for b := range blocks {
-			for j := off[b]; j < off[b+1]; j++ {
-				d[j] = math.Sqrt(beta[b])
-			}
-		}
-		return d
-	}
+	scales := func(beta []float64) []float64 { return embed.BlockScales(blocks, beta) }
 	step := func(beta []float64, dims int) (*mklPair, error) {
 		d := scales(beta)
-		sb := &embed.Scatter{N: s.N, Mean: make([]float64, p), Total: mat.NewSymDense(p, nil), Sums: mat.NewDense(p, s.Sums.RawMatrix().Cols, nil), Counts: s.Counts}
-		for i := 0; i < p; i++ {
-			for j := i; j < p; j++ {
-				sb.Total.SetSym(i, j, d[i]*d[j]*s.Total.At(i, j))
-			}
-		}
+		sb := &embed.Scatter{N: s.N, Mean: make([]float64, p), Total: embed.ScaleSym(s.Total, d), Sums: mat.NewDense(p, s.Sums.RawMatrix().Cols, nil), Counts: s.Counts}
 		sb.Sums.Apply(func(i, j int, v float64) float64 { return d[i] * v }, s.Sums)
 		prob := &embed.ScatterProblem{Block: block, Responses: z, Raw: true, Ridge: ridge, Dims: dims, MaxDims: c - 1, DropZero: true}
 		prob.Eigen, prob.Linear = m.Engine.Eigen, m.Engine.Linear

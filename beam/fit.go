@@ -73,24 +73,14 @@ func statsFitter(name string, params map[string]string) (method.StatsFitter, err
 // StatsMethods returns the names of the methods that fit from statistics
 // (method.StatsFitter).
 func StatsMethods() []string {
-	return methodsWhere(func(m method.Method) bool { _, ok := m.(method.StatsFitter); return ok })
+	return method.StatsMethods()
 }
 
 // NystromMethods returns the names of the kernel methods that fit from
 // statistics of Nyström features with space=nystrom
 // (method.NystromStatsFitter, method.MultiNystromStatsFitter).
 func NystromMethods() []string {
-	return methodsWhere(isNystromMethod)
-}
-
-func methodsWhere(ok func(method.Method) bool) []string {
-	var names []string
-	for _, info := range method.All() {
-		if m, err := method.New(info.Name, nil); err == nil && ok(m) {
-			names = append(names, info.Name)
-		}
-	}
-	return names
+	return method.NystromStatsMethods()
 }
 
 // FitPipeline builds the pipeline of cfg: match the shards, reduce each to
@@ -108,7 +98,7 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	nystrom := isNystromMethod(m)
+	nystrom := method.HasNystromStats(m)
 	if nystrom {
 		if _, err := nystromSpace(cfg.Method, cfg.Params); err != nil {
 			return nil, err

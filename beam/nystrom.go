@@ -15,7 +15,6 @@ import (
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/method"
-	"github.com/dimred/dimred/stats"
 )
 
 // Kernel methods at scale: a kernel method with space=nystrom (KPCA, GDA,
@@ -56,26 +55,10 @@ type landmarkPlan struct {
 	Total int // landmarks in all
 }
 
-// FeatureMap is the Nyström feature map of a kernel method: the kernel,
-// the landmark rows L and the map T (embed.NystromMap), so that the
-// features of rows x are k(x, L)·T; for a method with several base
-// kernels (MKL-SR), Kernels and Maps instead, the features of every
-// kernel side by side.
-type FeatureMap struct {
-	Kernel    kernel.Kernel
-	Landmarks *mat.Dense
-	T         *mat.Dense
-	Kernels   []kernel.Kernel
-	Maps      []*mat.Dense
-}
-
-// Apply returns the features of the rows of x.
-func (f *FeatureMap) Apply(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
-	if len(f.Kernels) > 0 {
-		return embed.MultiNystromFeatures(ctx, f.Kernels, f.Landmarks, f.Maps, x)
-	}
-	return embed.NystromFeatures(ctx, f.Kernel, f.Landmarks, f.T, x)
-}
+// FeatureMap is the Nyström feature map of a kernel method
+// (method.NystromFeatureMap): the landmark rows and the map of every
+// kernel, sent to the workers as a side input.
+type FeatureMap = method.NystromFeatureMap
 
 type featureMapJSON struct {
 	Kernel    kernel.Kernel       `json:"kernel"`
@@ -161,92 +144,17 @@ func (f *countFn) ProcessElement(ctx context.Context, sh Shard) (shardRows, erro
 	return shardRows{Index: sh.Index, Rows: n}, err
 }
 
-// nystromMethod is a method fitted from the statistics of its Nyström
-// features: one kernel (one) or several base kernels (multi, with their
-// kernels), and the landmark settings.
-type nystromMethod struct {
-	one     method.NystromStatsFitter
-	multi   method.MultiNystromStatsFitter
-	kernels []kernel.Kernel
-	space   embed.Nystrom
-}
-
-// isNystromMethod reports whether m fits from Nyström feature statistics.
-func isNystromMethod(m method.Method) bool {
-	_, one := m.(method.NystromStatsFitter)
-	_, multi := m.(method.MultiNystromStatsFitter)
-	return one || multi
-}
-
-// nystromSpace returns the Nyström form of the named method.
-func nystromSpace(name string, params map[string]string) (nystromMethod, error) {
+// nystromSpace returns the fit from Nyström feature statistics of the
+// named method.
+func nystromSpace(name string, params map[string]string) (*method.NystromStats, error) {
 	m, err := method.New(name, params)
 	if err != nil {
-		return nystromMethod{}, err
-	}
-	var nm nystromMethod
-	switch f := m.(type) {
-	case method.NystromStatsFitter:
-		nm.one = f
-		nm.space, err = f.NystromSpace()
-	case method.MultiNystromStatsFitter:
-		nm.multi = f
-		nm.kernels, nm.space, err = f.MultiNystromSpace()
-	default:
-		return nystromMethod{}, fmt.Errorf("method %s has no Nyström form", name)
-	}
-	return nm, err
-}
-
-// featureMap builds the feature map of the landmark rows lm.
-func (nm nystromMethod) featureMap(ctx context.Context, lm *mat.Dense) (FeatureMap, error) {
-	if nm.multi == nil {
-		t, err := embed.NystromMap(ctx, nm.space.K, lm)
-		if err != nil {
-			return FeatureMap{}, err
-		}
-		return FeatureMap{Kernel: nm.space.K, Landmarks: lm, T: t}, nil
-	}
-	f := FeatureMap{Landmarks: lm, Kernels: nm.kernels}
-	for i, k := range nm.kernels {
-		t, err := embed.NystromMap(ctx, k, lm)
-		if err != nil {
-			return FeatureMap{}, fmt.Errorf("base kernel %d: %w", i+1, err)
-		}
-		f.Maps = append(f.Maps, t)
-	}
-	return f, nil
-}
-
-// fit fits the method on the merged feature statistics and folds the
-// linear model into the model of the input rows.
-func (nm nystromMethod) fit(ms *stats.Moments, fm FeatureMap, dims int) (*method.Fitted, error) {
-	if nm.multi == nil {
-		lin, err := nm.one.FitFeatureStats(ms, dims)
-		if err != nil {
-			return nil, err
-		}
-		model, err := embed.NewNystromModel(fm.Kernel, fm.Landmarks, fm.T, lin.Model.(*embed.LinearModel))
-		if err != nil {
-			return nil, err
-		}
-		lin.Model = model
-		return lin, nil
-	}
-	blocks := make([]int, len(fm.Maps))
-	for i, t := range fm.Maps {
-		_, blocks[i] = t.Dims()
-	}
-	lin, err := nm.multi.FitMultiFeatureStats(ms, blocks, dims)
-	if err != nil {
 		return nil, err
 	}
-	model, err := embed.NewMultiNystromModel(fm.Kernels, fm.Landmarks, fm.Maps, lin.Model.(*embed.LinearModel))
-	if err != nil {
-		return nil, err
+	if !method.HasNystromStats(m) {
+		return nil, fmt.Errorf("method %s has no Nyström form", name)
 	}
-	lin.Model = model
-	return lin, nil
+	return method.NewNystromStats(m)
 }
 
 // pickFn picks the landmark rows from the shards' row counts.
@@ -260,7 +168,6 @@ func (f *pickFn) ProcessElement(_ []byte, counts func(*shardRows) bool) (landmar
 	if err != nil {
 		return landmarkPlan{}, err
 	}
-	sp := nm.space
 	var all []shardRows
 	var c shardRows
 	for counts(&c) {
@@ -271,7 +178,7 @@ func (f *pickFn) ProcessElement(_ []byte, counts func(*shardRows) bool) (landmar
 	for _, c := range all {
 		n += c.Rows
 	}
-	rows, err := sp.LandmarkRows(n)
+	rows, err := nm.LandmarkRows(n)
 	if err != nil {
 		return landmarkPlan{}, err
 	}
@@ -346,7 +253,11 @@ func (f *mapFn) ProcessElement(ctx context.Context, _ []byte, rows func(*landmar
 		}
 		lm.SetRow(i, r.Values)
 	}
-	return nm.featureMap(ctx, lm)
+	fm, err := nm.FeatureMap(ctx, lm)
+	if err != nil {
+		return FeatureMap{}, err
+	}
+	return *fm, nil
 }
 
 // featureStatsFn reduces the Nyström features of a shard to statistics.
@@ -375,7 +286,7 @@ func (f *nystromFitFn) ProcessElement(ctx context.Context, b []byte, fm FeatureM
 	if err != nil {
 		return err
 	}
-	fitted, err := nm.fit(m, fm, f.Fit.Dims)
+	fitted, err := nm.Fit(m, &fm, f.Fit.Dims)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,12 @@ type StatsFitter interface {
 	FitStats(m *stats.Moments, dims int) (Model, error)
 }
 
+// StatsMethods returns the names of the registered methods that fit from
+// statistics of the input rows (StatsFitter).
+func StatsMethods() []string {
+	return namesWhere(func(m Method) bool { _, ok := m.(StatsFitter); return ok })
+}
+
 // StatsChecker is implemented by StatsFitters whose parameters may rule
 // out a fit from statistics (SR's neighbour graphs): CheckStats says so
 // before any row is read, so that a pipeline is refused when it is built.

@@ -54,7 +54,7 @@ func runFit(e *env, args []string) error {
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
 	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
 	out := fs.String("o", "", "model file to write (JSON)")
-	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; methods pca, lda, lqmi, sr; --scale none)")
+	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; --scale none; methods "+strings.Join(method.StatsMethods(), ", ")+", and with -p space=nystrom (three passes) "+strings.Join(method.NystromStatsMethods(), ", ")+")")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
@@ -84,7 +84,7 @@ func runFit(e *env, args []string) error {
 		if !flagGiven(fs, "scale") {
 			*scale = "none"
 		}
-		return streamFit(e, df, m, *name, kv, *scale, *chunk, *dims, *out)
+		return streamFit(e, prog, df, m, *name, kv, *scale, *chunk, *dims, *out)
 	}
 	if _, err := preprocess.Parse(*scale); err != nil {
 		return usageError{err}
@@ -118,11 +118,19 @@ func runFit(e *env, args []string) error {
 
 // streamFit fits a method from statistics accumulated over chunks of the
 // input file (data.Scan, stats.Moments): memory O(chunk·d + d²) whatever
-// the file's length.
-func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[string]string, scale string, chunk, dims int, out string) error {
-	sf, ok := m.(method.StatsFitter)
-	if !ok {
-		return usagef("--stream: method %s needs all rows in memory (it uses pairs of rows or a full Gram matrix); methods that fit from statistics: pca, lda, lqmi, sr (every row labelled)", name)
+// the file's length. A kernel method with space=nystrom takes three passes
+// (streamNystrom); the others one.
+func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name string, kv map[string]string, scale string, chunk, dims int, out string) error {
+	var nm *method.NystromStats
+	sf, linear := m.(method.StatsFitter)
+	switch {
+	case method.HasNystromStats(m):
+		var err error
+		if nm, err = method.NewNystromStats(m); err != nil {
+			return usagef("--stream: %v", err)
+		}
+	case !linear:
+		return usagef("--stream: method %s needs all rows in memory (it uses pairs of rows or a full Gram matrix); methods that fit from statistics: %s (every row labelled for the supervised ones), and with -p space=nystrom %s", name, strings.Join(method.StatsMethods(), ", "), strings.Join(method.NystromStatsMethods(), ", "))
 	}
 	if c, ok := m.(method.StatsChecker); ok {
 		if err := c.CheckStats(); err != nil {
@@ -142,6 +150,9 @@ func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[strin
 	if err != nil {
 		return err
 	}
+	if nm != nil {
+		return streamNystrom(e, prog, df.input, opt, nm, name, kv, chunk, dims, out)
+	}
 	var ms stats.Moments
 	chunks := 0
 	if err := data.Scan(df.input, opt, chunk, func(x *mat.Dense, y []int) error {
@@ -159,6 +170,79 @@ func streamFit(e *env, df *dataFlags, m method.Method, name string, kv map[strin
 		return err
 	}
 	e.status(out, "fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
+	return nil
+}
+
+// streamNystrom fits a kernel method with space=nystrom in three passes
+// over the file (method.NystromStats): count the rows, collect the
+// landmark rows the in-memory fit would pick, then accumulate the
+// statistics of every row's Nyström features. Memory: the landmarks, the
+// feature map and the statistics of p features (O(m·d + p²), p ≤ m per
+// kernel) plus one chunk's kernel values and features (chunk × m, chunk ×
+// p), whatever the file's length.
+func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *method.NystromStats, name string, kv map[string]string, chunk, dims int, out string) error {
+	n, d := 0, 0
+	if err := data.Scan(path, opt, chunk, func(x *mat.Dense, _ []int) error {
+		r, c := x.Dims()
+		n, d = n+r, c
+		return nil
+	}); err != nil {
+		return err
+	}
+	rows, err := nm.LandmarkRows(n)
+	if err != nil {
+		return err
+	}
+	prog.note("pass 1 of 3: %d rows × %d features; %d landmark rows", n, d, len(rows))
+	lm := mat.NewDense(len(rows), d, nil)
+	k, seen := 0, 0
+	if err := data.Scan(path, opt, chunk, func(x *mat.Dense, _ []int) error {
+		r, _ := x.Dims()
+		for ; k < len(rows) && rows[k] < seen+r; k++ {
+			lm.SetRow(k, x.RawRowView(rows[k]-seen))
+		}
+		seen += r
+		return nil
+	}); err != nil {
+		return err
+	}
+	if seen != n {
+		return fmt.Errorf("%s: %d rows on the second pass, %d on the first: did the file change while it was read?", path, seen, n)
+	}
+	fm, err := nm.FeatureMap(e.ctx, lm)
+	if err != nil {
+		return err
+	}
+	prog.note("pass 2 of 3: feature map of the %d landmarks built", len(rows))
+	var ms stats.Moments
+	seen = 0
+	if err := data.Scan(path, opt, chunk, func(x *mat.Dense, y []int) error {
+		f, err := fm.Apply(e.ctx, x)
+		if err != nil {
+			return err
+		}
+		if err := ms.Add(f, y); err != nil {
+			return err
+		}
+		r, _ := x.Dims()
+		seen += r
+		prog.update(seen, n, "rows")
+		return nil
+	}); err != nil {
+		return err
+	}
+	if seen != n {
+		return fmt.Errorf("%s: %d rows on the third pass, %d on the first: did the file change while it was read?", path, seen, n)
+	}
+	fitted, err := nm.Fit(&ms, fm, dims)
+	if err != nil {
+		return err
+	}
+	p := &method.Pipeline{Method: name, Params: kv, Model: fitted, Features: d}
+	if err := e.writeFile(out, p.Save); err != nil {
+		return err
+	}
+	e.status(out, "fitted %s from statistics of the Nyström features of %s (%d rows in three passes, %d features, %d landmarks, %d feature columns) → %d dimensions; model written to %s\n", name, path, n, d, len(rows), ms.Dim(), fitted.Dims(), out)
 	return nil
 }
 

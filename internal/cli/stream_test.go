@@ -15,20 +15,7 @@ import (
 // transform equals the in-memory fit's (1e-9 relative); a method that
 // needs every row, or a preprocessing step, is refused with the reason.
 func TestFitStream(t *testing.T) {
-	ds, err := datasets.Builtin("builtin:digits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "digits.csv")
-	f, err := os.Create(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := data.WriteCSV(f, ds); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	dir, csvPath := digitsCSV(t)
 	for _, m := range []string{"lda", "pca", "lqmi", "sr"} {
 		streamed, whole := filepath.Join(dir, m+"-s.json"), filepath.Join(dir, m+"-w.json")
 		if st, _, errs := run(t, "fit", "-m", m, "-i", csvPath, "--stream", "--chunk", "300", "-k", "5", "-o", streamed); st != 0 {
@@ -87,25 +74,11 @@ func transformGap(t *testing.T, csvPath, a, b string) (worst, scale float64) {
 // (method.NystromStats) and writes a model whose transform equals the
 // in-memory Nyström fit's on the same landmarks (1e-10 relative to the
 // largest coordinate; measured 3e-16 to 4e-12: the statistics route sums
-// the features' scatter in another order); chunks
-// that split the landmarks across them, and a chunk larger than the file,
-// give the same model. What cannot fit this way is refused with the
-// reason.
+// the features' scatter in another order); chunks that split the
+// landmarks across them, and a chunk larger than the file, give the same
+// model. What cannot fit this way is refused with the reason.
 func TestFitStreamNystrom(t *testing.T) {
-	ds, err := datasets.Builtin("builtin:digits")
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	csvPath := filepath.Join(dir, "digits.csv")
-	f, err := os.Create(csvPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := data.WriteCSV(f, ds); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	dir, csvPath := digitsCSV(t)
 	space := []string{"-p", "space=nystrom", "-p", "landmarks=150", "-p", "seed=3"}
 	for _, c := range []struct {
 		m      string
@@ -149,4 +122,25 @@ func TestFitStreamNystrom(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want an error mentioning %q", c.args, st, errs, c.want)
 		}
 	}
+}
+
+// digitsCSV writes the built-in digits to a CSV file in a temporary
+// directory and returns both.
+func digitsCSV(t *testing.T) (dir, path string) {
+	t.Helper()
+	ds, err := datasets.Builtin("builtin:digits")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	path = filepath.Join(dir, "digits.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := data.WriteCSV(f, ds); err != nil {
+		t.Fatal(err)
+	}
+	return dir, path
 }

@@ -154,7 +154,7 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 	}
 	w := bufio.NewWriterSize(wc, 1<<16)
 	rows := 0
-	var line []byte
+	var rw *data.RowWriter
 	err = scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
 		z, err := f.lm.transform(x, sh.Path)
 		if err != nil {
@@ -163,33 +163,23 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 		n, k := z.Dims()
 		if f.Dims > 0 {
 			k = f.Dims
+			z = z.Slice(0, n, 0, k).(*mat.Dense)
 		}
-		if rows == 0 {
-			line = appendHeader(line[:0], k, y != nil)
-			if _, err := w.Write(line); err != nil {
-				return err
+		if rw == nil {
+			names := make([]string, k)
+			for j := range names {
+				names[j] = "z" + strconv.Itoa(j+1)
 			}
-		}
-		for i := 0; i < n; i++ {
-			line = line[:0]
-			if y != nil {
-				line = f.appendLabel(line, y[i])
-				line = append(line, ',')
-			}
-			for j, v := range z.RawRowView(i)[:k] {
-				if j > 0 {
-					line = append(line, ',')
-				}
-				line = strconv.AppendFloat(line, v, 'g', -1, 64)
-			}
-			line = append(line, '\n')
-			if _, err := w.Write(line); err != nil {
+			if rw, err = data.NewRowWriter(w, "csv", sh.Path, k, names, f.Options.Classes, y != nil); err != nil {
 				return err
 			}
 		}
 		rows += n
-		return nil
+		return rw.Write(z, y)
 	}, badRows(f.DeadLetter, emitBad))
+	if err == nil && rw != nil {
+		err = rw.Flush()
+	}
 	if err == nil {
 		err = w.Flush()
 	}
@@ -201,30 +191,6 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 	}
 	emitRows(rows)
 	return nil
-}
-
-func appendHeader(b []byte, k int, labels bool) []byte {
-	if labels {
-		b = append(b, "label,"...)
-	}
-	for j := 1; j <= k; j++ {
-		if j > 1 {
-			b = append(b, ',')
-		}
-		b = append(b, 'z')
-		b = strconv.AppendInt(b, int64(j), 10)
-	}
-	return append(b, '\n')
-}
-
-func (f *transformFn) appendLabel(b []byte, y int) []byte {
-	switch {
-	case y == data.Unlabeled:
-		return b
-	case y < len(f.Options.Classes):
-		return append(b, f.Options.Classes[y]...)
-	}
-	return strconv.AppendInt(b, int64(y), 10)
 }
 
 func init() {

@@ -274,62 +274,123 @@ func writeDelimited(w io.Writer, d *Dataset, sep rune) error {
 		return fmt.Errorf("WriteCSV: dataset %q has no data", d.name())
 	}
 	n, p := d.X.Dims()
-	names := d.FeatureNames
+	if d.Y != nil && len(d.Y) != n {
+		return fmt.Errorf("WriteCSV: dataset %q has %d labels for %d rows", d.name(), len(d.Y), n)
+	}
+	rw, err := newRowWriter(w, sep, d.name(), p, d.FeatureNames, d.ClassNames, d.Y != nil)
+	if err != nil {
+		return err
+	}
+	if err := rw.Write(d.X, d.Y); err != nil {
+		return err
+	}
+	return rw.Flush()
+}
+
+// RowWriter writes rows chunk by chunk in the form WriteCSV and WriteTSV
+// give a whole data set: a header row (the label column first when the
+// rows are labelled, then the column names), then each chunk's rows as
+// they come, so that a stream of any length is written without holding
+// it. The label of a row is its class name when class names are given,
+// else its class index, and empty for Unlabeled; numbers are written in
+// the shortest form that parses back to the same float64.
+type RowWriter struct {
+	cw      *csv.Writer
+	name    string
+	names   []string
+	classes []string
+	labels  bool
+	rows    int
+	rec     []string
+	buf     []byte
+}
+
+// NewRowWriter returns a writer of rows of p columns to w in format "csv"
+// or "tsv", and writes the header row. names are the column names (nil:
+// x0..x(p−1)); classes the class names (nil: labels written as class
+// indices); labels says whether the rows carry labels (a label column).
+// name names the data in errors. Class names that would not read back as
+// themselves are refused, as WriteCSV refuses them.
+func NewRowWriter(w io.Writer, format, name string, p int, names, classes []string, labels bool) (*RowWriter, error) {
+	switch format {
+	case "csv":
+		return newRowWriter(w, ',', name, p, names, classes, labels)
+	case "tsv":
+		return newRowWriter(w, '\t', name, p, names, classes, labels)
+	}
+	return nil, fmt.Errorf("RowWriter: format %q; want csv or tsv", format)
+}
+
+func newRowWriter(w io.Writer, sep rune, name string, p int, names, classes []string, labels bool) (*RowWriter, error) {
 	switch len(names) {
 	case 0:
 		names = defaultNames(p)
 	case p:
 	default:
-		return fmt.Errorf("WriteCSV: dataset %q has %d feature names for %d columns", d.name(), len(names), p)
+		return nil, fmt.Errorf("WriteCSV: dataset %q has %d feature names for %d columns", name, len(names), p)
 	}
-	hasY := d.Y != nil
-	if hasY && len(d.Y) != n {
-		return fmt.Errorf("WriteCSV: dataset %q has %d labels for %d rows", d.name(), len(d.Y), n)
-	}
-	for c, s := range d.ClassNames {
+	for c, s := range classes {
 		if isMissingLabel(s) || strings.TrimSpace(s) != s {
-			return fmt.Errorf("WriteCSV: dataset %q: class %d is named %q, which would read back as a different label", d.name(), c, s)
+			return nil, fmt.Errorf("WriteCSV: dataset %q: class %d is named %q, which would read back as a different label", name, c, s)
 		}
 	}
+	r := &RowWriter{cw: csv.NewWriter(w), name: name, names: names, classes: classes, labels: labels, rec: make([]string, 0, p+1)}
+	r.cw.Comma = sep
+	if labels {
+		r.rec = append(r.rec, "label")
+	}
+	r.rec = append(r.rec, names...)
+	if err := r.cw.Write(r.rec); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
 
-	cw := csv.NewWriter(w)
-	cw.Comma = sep
-	rec := make([]string, 0, p+1)
-	if hasY {
-		rec = append(rec, "label")
+// Write writes the rows of x (the writer's columns) with labels y (one per
+// row when the writer has a label column, else nil). Rows are numbered in
+// errors from the first row written. NaN and Inf values and labels out of
+// range are refused.
+func (r *RowWriter) Write(x *mat.Dense, y []int) error {
+	n, p := x.Dims()
+	if p != len(r.names) {
+		return fmt.Errorf("WriteCSV: dataset %q: a chunk of %d columns; the header has %d", r.name, p, len(r.names))
 	}
-	rec = append(rec, names...)
-	if err := cw.Write(rec); err != nil {
-		return err
+	if r.labels != (y != nil) || (y != nil && len(y) != n) {
+		return fmt.Errorf("WriteCSV: dataset %q: %d labels for a chunk of %d rows (label column: %v)", r.name, len(y), n, r.labels)
 	}
-	var buf []byte
 	for i := 0; i < n; i++ {
-		rec = rec[:0]
-		if hasY {
-			y := d.Y[i]
-			switch {
-			case y == Unlabeled:
+		rec := r.rec[:0]
+		if r.labels {
+			switch v := y[i]; {
+			case v == Unlabeled:
 				rec = append(rec, "")
-			case y < 0 || (len(d.ClassNames) > 0 && y >= len(d.ClassNames)):
-				return fmt.Errorf("WriteCSV: dataset %q: row %d has label %d, want -1 (unlabeled) or 0..%d", d.name(), i+1, y, len(d.ClassNames)-1)
-			case len(d.ClassNames) > 0:
-				rec = append(rec, d.ClassNames[y])
+			case v < 0 || (len(r.classes) > 0 && v >= len(r.classes)):
+				return fmt.Errorf("WriteCSV: dataset %q: row %d has label %d, want -1 (unlabeled) or 0..%d", r.name, r.rows+i+1, v, len(r.classes)-1)
+			case len(r.classes) > 0:
+				rec = append(rec, r.classes[v])
 			default:
-				rec = append(rec, strconv.Itoa(y))
+				rec = append(rec, strconv.Itoa(v))
 			}
 		}
 		for j := 0; j < p; j++ {
-			v := d.X.At(i, j)
+			v := x.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("WriteCSV: dataset %q: row %d, column %q is %v; values must be finite", d.name(), i+1, names[j], v)
+				return fmt.Errorf("WriteCSV: dataset %q: row %d, column %q is %v; values must be finite", r.name, r.rows+i+1, r.names[j], v)
 			}
-			buf = strconv.AppendFloat(buf[:0], v, 'g', -1, 64)
-			rec = append(rec, string(buf))
+			r.buf = strconv.AppendFloat(r.buf[:0], v, 'g', -1, 64)
+			rec = append(rec, string(r.buf))
 		}
-		if err := cw.Write(rec); err != nil {
+		if err := r.cw.Write(rec); err != nil {
 			return err
 		}
 	}
-	cw.Flush()
-	return cw.Error()
+	r.rows += n
+	return nil
+}
+
+// Flush writes any buffered rows to the underlying writer and returns the
+// first write error met.
+func (r *RowWriter) Flush() error {
+	r.cw.Flush()
+	return r.cw.Error()
 }

@@ -1,13 +1,17 @@
 package data
 
 import (
+	"bytes"
 	"compress/gzip"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // WriteFile replaces the target only when the write succeeds; a failure
@@ -80,5 +84,86 @@ func TestMaxInputBytes(t *testing.T) {
 	defer f.Close()
 	if _, err := ReadFrom(f, "stdin", Options{}); err == nil || !strings.Contains(err.Error(), "MaxInputBytes") {
 		t.Errorf("ReadFrom: %v", err)
+	}
+}
+
+// RowWriter writes, chunk by chunk, the bytes WriteCSV and WriteTSV write
+// for the whole data set (class names, class indices, unlabeled rows, no
+// labels), and its errors number the rows from the first row written.
+func TestRowWriter(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{1, 2.5, -3, 1e-300, 0.1, 7, 8, 9, 1.0 / 3, -0})
+	cases := []struct {
+		name    string
+		y       []int
+		classes []string
+	}{
+		{"class names", []int{0, 1, Unlabeled, 1, 0}, []string{"cat", "dog, big"}},
+		{"class indices", []int{3, 0, Unlabeled, 2, 2}, nil},
+		{"no labels", nil, nil},
+	}
+	for _, c := range cases {
+		for _, format := range []string{"csv", "tsv"} {
+			d := &Dataset{Name: "d", X: x, Y: c.y, FeatureNames: []string{"a", "b"}, ClassNames: c.classes}
+			var whole, chunked bytes.Buffer
+			if err := Write(&whole, format, d); err != nil {
+				t.Fatal(err)
+			}
+			rw, err := NewRowWriter(&chunked, format, "d", 2, d.FeatureNames, c.classes, c.y != nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, part := range [][2]int{{0, 2}, {2, 3}, {3, 5}} {
+				var y []int
+				if c.y != nil {
+					y = c.y[part[0]:part[1]]
+				}
+				if err := rw.Write(x.Slice(part[0], part[1], 0, 2).(*mat.Dense), y); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := rw.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			if whole.String() != chunked.String() {
+				t.Errorf("%s, %s: chunked\n%s\nwhole\n%s", c.name, format, chunked.String(), whole.String())
+			}
+		}
+	}
+	var buf bytes.Buffer
+	rw, err := NewRowWriter(&buf, "csv", "d", 2, nil, []string{"a", "b"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rw.Write(mat.NewDense(2, 2, nil), []int{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		x    *mat.Dense
+		y    []int
+		want string
+	}{
+		{mat.NewDense(1, 2, []float64{0, math.NaN()}), []int{0}, `row 3, column "x1" is NaN`},
+		{mat.NewDense(1, 2, nil), []int{2}, "row 3 has label 2"},
+		{mat.NewDense(1, 3, nil), []int{0}, "a chunk of 3 columns; the header has 2"},
+		{mat.NewDense(2, 2, nil), []int{0}, "1 labels for a chunk of 2 rows"},
+		{mat.NewDense(1, 2, nil), nil, "0 labels for a chunk of 1 rows"},
+	} {
+		if err := rw.Write(c.x, c.y); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Write: error %v; want one mentioning %q", err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		format  string
+		names   []string
+		classes []string
+		want    string
+	}{
+		{"npy", nil, nil, `format "npy"`},
+		{"csv", []string{"a"}, nil, "1 feature names for 2 columns"},
+		{"csv", nil, []string{"?"}, `class 0 is named "?"`},
+	} {
+		if _, err := NewRowWriter(&buf, c.format, "d", 2, c.names, c.classes, true); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("NewRowWriter(%s, %v, %v): error %v; want one mentioning %q", c.format, c.names, c.classes, err, c.want)
+		}
 	}
 }

@@ -252,6 +252,8 @@ func runTransform(e *env, args []string) error {
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first) or .npy (the embedding only), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
+	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM in, CSV/TSV out; labels must be class indices)")
+	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -264,6 +266,9 @@ func runTransform(e *env, args []string) error {
 		if format, err = data.OutputFormat(*out); err != nil {
 			return usageError{err}
 		}
+	}
+	if *stream {
+		return streamTransform(e, df, *modelPath, *out, format, *dims, *chunk)
 	}
 	ds, err := df.loadFrom(e.stdin)
 	if err != nil {
@@ -293,6 +298,74 @@ func runTransform(e *env, args []string) error {
 }
 
 // loadModel reads a model file (any version) as a pipeline.
+// streamTransform maps the rows of the input through the model chunk by
+// chunk (data.Scan, or data.ScanReader on standard input) and writes each
+// chunk's coordinates as it goes (data.RowWriter): memory O(chunk·(d + k))
+// plus what the model's transform of one chunk takes, whatever the
+// input's length. The output is what transform without --stream writes
+// for the same rows when the labels are class indices 0..C−1.
+func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int) error {
+	if format == "npy" {
+		return usagef("--stream writes CSV or TSV: a .npy header needs the row count before the rows")
+	}
+	if chunk < 1 {
+		return usagef("--chunk must be ≥ 1, got %d", chunk)
+	}
+	if strings.HasPrefix(df.input, "builtin:") || df.input == "" {
+		return usagef("--stream needs a CSV, TSV or LIBSVM file (-i FILE, or -i - for standard input)")
+	}
+	opt, err := df.options()
+	if err != nil {
+		return err
+	}
+	p, err := loadModel(modelPath)
+	if err != nil {
+		return err
+	}
+	k := p.Dims()
+	if dims < 0 || dims > k {
+		return usagef("-k %d: the model has %d dimensions", dims, k)
+	}
+	if dims > 0 {
+		k = dims
+	}
+	names := make([]string, k)
+	for j := range names {
+		names[j] = "z" + strconv.Itoa(j+1)
+	}
+	return e.writeFile(out, func(w io.Writer) error {
+		rw, err := data.NewRowWriter(w, format, df.input, k, names, nil, !opt.NoLabels)
+		if err != nil {
+			return err
+		}
+		apply := func(x *mat.Dense, y []int) error {
+			if _, c := x.Dims(); c != p.Features {
+				return fmt.Errorf("input %s has %d features, the model %s was fitted on %d", df.input, c, modelPath, p.Features)
+			}
+			z, err := p.Transform(x)
+			if err != nil {
+				return fmt.Errorf("input %s: %w", df.input, err)
+			}
+			if dims > 0 {
+				z = subCols(z, dims)
+			}
+			return rw.Write(z, y)
+		}
+		if df.input == "-" {
+			if opt.Format == "" {
+				opt.Format = "csv"
+			}
+			err = data.ScanReader(e.stdin, "stdin", opt, chunk, apply, nil)
+		} else {
+			err = data.Scan(df.input, opt, chunk, apply)
+		}
+		if err != nil {
+			return err
+		}
+		return rw.Flush()
+	})
+}
+
 func loadModel(path string) (*method.Pipeline, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -28,18 +28,22 @@ methods choose their RBF width from the data unless -p sigma= is given
 examples:
   dimred fit -m gda -i builtin:wine -o gda.json
   dimred fit -m kpca -i data.csv -k 10 -p sigma=2 -o kpca.json
-  dimred fit -m lda -i big.csv --stream -o lda.json`,
+  dimred fit -m lda -i big.csv --stream -o lda.json
+  dimred fit -m ksr -i big.csv --stream -p space=nystrom -p landmarks=1000 -p gamma=0.01 -o ksr.json`,
 	"transform": `Maps rows through a model written by 'dimred fit' (its preprocessing
 first). The output format follows the extension of -o: .csv or .tsv (label
 column first, then z1, z2, …), .npy (the embedding only), any of them
 followed by .gz; - (the default) is CSV on standard output. The file is
 written to a temporary name and renamed, so a failed run never leaves a
-partial file or damages an existing one.
+partial file or damages an existing one. With --stream the rows are read,
+mapped and written a chunk at a time (CSV or TSV out), for inputs larger
+than memory; the output is the same bytes.
 
 examples:
   dimred transform --model gda.json -i builtin:wine -o z.csv
   dimred transform --model gda.json -i new.csv.gz -o z.npy
-  cat new.csv | dimred transform --model gda.json -i - -k 2`,
+  cat new.csv | dimred transform --model gda.json -i - -k 2
+  dimred transform --model ksr.json -i big.csv --stream -o z.csv.gz`,
 	"score": `Prints the quadratic mutual information I_Q(Z;Y) (Bouzas et al. 2015,
 eq. 11-14) between the rows of a file (or their embedding by a model) and
 their labels.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -143,4 +144,79 @@ func digitsCSV(t *testing.T) (dir, path string) {
 		t.Fatal(err)
 	}
 	return dir, path
+}
+
+// `transform --stream` writes, chunk by chunk, the bytes transform writes
+// from the whole file (CSV, TSV, gzipped, -k, standard input), for a
+// linear model and a Nyström one; what it cannot do is refused.
+func TestTransformStream(t *testing.T) {
+	dir, csvPath := digitsCSV(t)
+	models := map[string][]string{
+		"lda":  {"-m", "lda", "--scale", "zscore"},
+		"ksr":  {"-m", "ksr", "-p", "space=nystrom", "-p", "landmarks=100", "-p", "gamma=0.002"},
+		"kpca": {"-m", "kpca", "-p", "sigma=20", "-k", "6"},
+	}
+	for name, args := range models {
+		model := filepath.Join(dir, name+".json")
+		if st, _, errs := run(t, append([]string{"fit", "-i", csvPath, "-o", model}, args...)...); st != 0 {
+			t.Fatalf("fit %s: %s", name, errs)
+		}
+		for _, c := range []struct {
+			out   string
+			extra []string
+		}{
+			{"z.csv", []string{"--chunk", "1"}},
+			{"z.csv", []string{"--chunk", "97"}},
+			{"z.tsv.gz", []string{"--chunk", "5000", "-k", "3"}},
+		} {
+			var got [2][]byte
+			for i, mode := range [][]string{nil, {"--stream"}} {
+				out := filepath.Join(t.TempDir(), c.out)
+				args := append(append([]string{"transform", "--model", model, "-i", csvPath, "-o", out}, mode...), c.extra...)
+				if st, _, errs := run(t, args...); st != 0 {
+					t.Fatalf("%v: status %d: %s", args, st, errs)
+				}
+				b, err := os.ReadFile(out)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got[i] = b
+			}
+			if !bytes.Equal(got[0], got[1]) {
+				t.Errorf("%s %v: --stream wrote %d bytes that differ from transform's %d", name, c.extra, len(got[1]), len(got[0]))
+			}
+		}
+	}
+	// Standard input, streamed, to standard output.
+	raw, err := os.ReadFile(csvPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "lda.json")
+	var a, b, errb bytes.Buffer
+	if st := Do([]string{"transform", "--model", model, "-i", csvPath}, strings.NewReader(""), &a, &errb); st != 0 {
+		t.Fatal(errb.String())
+	}
+	if st := Do([]string{"transform", "--model", model, "-i", "-", "--stream", "--chunk", "64"}, bytes.NewReader(raw), &b, &errb); st != 0 {
+		t.Fatal(errb.String())
+	}
+	if a.String() != b.String() {
+		t.Errorf("--stream from standard input differs from transform of the file")
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy")}, "a .npy header needs the row count"},
+		{[]string{"-i", csvPath, "--chunk", "0"}, "--chunk must be"},
+		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV or LIBSVM file"},
+		{[]string{"-i", csvPath, "-k", "99"}, "-k 99: the model has"},
+		{[]string{"-i", write(t, "three.csv", "label,a,b,c\n0,1,2,3\n")}, "has 3 features, the model"},
+	} {
+		args := append([]string{"transform", "--model", model, "--stream"}, c.args...)
+		st, _, errs := run(t, args...)
+		if st == 0 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: status %d, stderr %q; want an error mentioning %q", c.args, st, errs, c.want)
+		}
+	}
 }

@@ -320,6 +320,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 			if lastShift > 0 {
 				first = lastShift / 4
 			}
+			report("iteration %d: the plain M-step lowers J to %.10g; searching level shifts from %.3g", it, nj, first)
 			found := false
 			for mu = first; mu <= mu0*math.Pow(4, veMaxShifts) && !found; mu *= 4 {
 				r, err := v.solve(w, &s, mu)
@@ -330,6 +331,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 				if err != nil {
 					return nil, res, err
 				}
+				report("iteration %d: shift %.3g gives J = %.10g", it, mu, rj)
 				if rj >= j {
 					next, nj, found, lastShift = r, rj, true, mu
 					break

@@ -2,6 +2,7 @@ package method
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -367,19 +368,57 @@ func TestVariationalLiteralOption(t *testing.T) {
 	}
 }
 
-// Progress lines reach the callback, one per iteration plus the initial
-// graph and the stop.
+// Progress lines reach the callback: the initial graph, one line per
+// iteration, the stop, and, in an iteration whose plain M-step lowers J,
+// the search for a level shift with one line per shift tried (the last
+// the one taken), so that a long iteration on many rows is not silent.
 func TestVariationalProgress(t *testing.T) {
 	x, y := multimodal(8, 10, 2, 4)
-	var lines []string
-	m := MIE{EMParams: EMParams{MaxIter: 3}}.WithProgress(func(s string) { lines = append(lines, s) })
-	f, err := m.Fit(x, y, 2)
+	digits, err := datasets.Builtin("builtin:digits")
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := veTrace(t, f)
-	if len(lines) != r.Iterations+2 || !strings.Contains(lines[0], "initial graph") || !strings.Contains(lines[len(lines)-1], "stopped") {
-		t.Errorf("progress lines %q for %d iterations", lines, r.Iterations)
+	shifted := false
+	for _, c := range []struct {
+		x *mat.Dense
+		y []int
+	}{{x, y}, {digits.X, digits.Y}} {
+		var lines []string
+		m := MIE{EMParams: EMParams{MaxIter: 3}}.WithProgress(func(s string) { lines = append(lines, s) })
+		f, err := m.Fit(c.x, c.y, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := veTrace(t, f)
+		if len(lines) < r.Iterations+2 || !strings.Contains(lines[0], "initial graph") || !strings.Contains(lines[len(lines)-1], "stopped") {
+			t.Fatalf("progress lines %q for %d iterations", lines, r.Iterations)
+		}
+		k := 1
+		for it := 1; it <= r.Iterations; it++ {
+			prefix := fmt.Sprintf("mie: iteration %d: ", it)
+			if mu := r.Shifts[it-1]; mu > 0 {
+				shifted = true
+				if !strings.HasPrefix(lines[k], prefix+"the plain M-step lowers J") {
+					t.Fatalf("iteration %d (shift %.3g): line %q, want the shift search", it, mu, lines[k])
+				}
+				k++
+				for ; k < len(lines) && strings.HasPrefix(lines[k], prefix+"shift "); k++ {
+				}
+				if want := fmt.Sprintf("shift %.3g gives J = %.10g", mu, r.Objective[it]); !strings.HasSuffix(lines[k-1], want) {
+					t.Errorf("iteration %d: last shift line %q, want it to end %q", it, lines[k-1], want)
+				}
+			}
+			if !strings.HasPrefix(lines[k], prefix+"J = ") {
+				t.Fatalf("iteration %d: line %q, want its closing line", it, lines[k])
+			}
+			k++
+		}
+		if k != len(lines)-1 {
+			t.Errorf("%d lines after the iterations: %q", len(lines)-1-k, lines[k:])
+		}
+	}
+	if !shifted {
+		t.Error("no run took a level shift: the shift lines went untested")
 	}
 }
 

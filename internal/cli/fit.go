@@ -3,6 +3,7 @@ package cli
 import (
 	"compress/gzip"
 	"io"
+	"slices"
 	"strings"
 
 	"fmt"
@@ -94,8 +95,14 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	r, c := ds.Dims()
-	if r >= 2000 {
-		prog.note("fitting %s on %d rows × %d features (--scale %s)", *name, r, c, *scale)
+	if info, err := method.Lookup(*name); err == nil {
+		est := fitMemory(info, kv, r, c)
+		if r >= 2000 {
+			prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", *name, r, c, *scale, gib(est))
+		}
+		if w := memoryWarning(info, kv, r, est, availableMemory()); w != "" {
+			fmt.Fprintf(e.stderr, "dimred fit: warning: %s\n", w)
+		}
 	}
 	start := time.Now()
 	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims, Progress: emLine}.Fit(e.ctx, ds)
@@ -114,6 +121,21 @@ func runFit(e *env, args []string) error {
 	}
 	e.status(*out, "fitted %s on %s (%d rows, %d features%s) → %d dimensions; model written to %s\n", *name, df.input, r, c, kern, p.Dims(), *out)
 	return nil
+}
+
+// memoryWarning returns a warning when a fit of info on n rows, estimated
+// at est bytes (fitMemory), may take more than 80 % of the avail bytes
+// available (0: unknown, no warning), with the Nyström space as the way
+// out for a kernel method in another space; "" otherwise.
+func memoryWarning(info method.Info, kv map[string]string, n int, est, avail int64) string {
+	if avail <= 0 || est <= avail*8/10 {
+		return ""
+	}
+	hint := ""
+	if kv["space"] != method.SpaceNystrom && slices.ContainsFunc(info.Params, func(p method.Param) bool { return p.Name == "space" }) {
+		hint = " (-p space=nystrom -p landmarks=M needs O(n·M))"
+	}
+	return fmt.Sprintf("%s on %d rows may need about %s, more than 80 %% of the %s available%s", info.Name, n, gib(est), gib(avail), hint)
 }
 
 // streamFit fits a method from statistics accumulated over chunks of the

@@ -39,13 +39,14 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 			m = int64(v)
 		}
 		m = min(m, nn)
+		graphs := variationalGraphs[info.Name] * nn * nn * f
 		if info.Name == "mklsr" {
 			// Every base kernel's features and their kernel values with
 			// the landmarks, and the combined copy: 5.4·M·n·m floats
 			// measured (1.39 GB at n = 10 000, m = 1 000, M = 3).
 			return split + (6*baseKernels(kv)*nn*m+3*m*m)*f
 		}
-		return split + (3*nn*m+3*m*m)*f
+		return split + (3*nn*m+3*m*m)*f + graphs
 	case info.Name == "mklsr":
 		// M centred base Gram matrices besides the engine's copies: 7.4·n²
 		// measured for M = 3 (5.9 GB at n = 10 000).
@@ -57,18 +58,32 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 		}
 		return split + copies*nn*nn*f
 	}
-	return split + (3*nn*dd+4*dd*dd+nn*int64(2*method.DefaultNeighbours+2))*f
+	return split + (3*nn*dd+4*dd*dd+nn*int64(2*method.DefaultNeighbours+2)+variationalGraphs[info.Name]*nn*nn)*f
 }
+
+// variationalGraphs is the number of n×n matrices the dense graphs of the
+// variational family hold at their peak (the weights, their Laplacian,
+// and in the EM the level-shift map and shift), in the input space and
+// on Nyström features, set from the peaks of whole fits on MNIST rows
+// (docs/performance.md, Memory; the rest of fitMemory's estimate added):
+// at 3 000 rows MIE₀ 279 MB, BERE₀ 265, MIE 394, BERE 702, and with 500
+// Nyström landmarks kMIE₀ 272 and kMIE 384; MIE 3.2 GB at 10 000 rows.
+// Their exact kernel forms are kernelCopies.
+var variationalGraphs = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 8}
 
 // kernelCopies is the number of n×n matrices a kernel fit holds at its
 // peak (Gram matrix, centred copy, factor or eigen-solver workspace),
 // rounded up from the peaks measured in docs/performance.md (Memory):
 // KPCA 1.1·n², the dense dual route of the LPP/MFA family 12.4·n², KNDA
 // 8.3·n²; the regression route (GDA, KQMI, KSR, CKFD) 2.1·n², and
-// 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows.
+// 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows;
+// the exact kernel forms of the variational family 26.1-26.7·n² (kMIE₀,
+// kMIE, kBERE₀ on 3 000 MNIST rows: K̃, its eigendecomposition and
+// feature coordinates, the dense graphs and the M-step's dense problem)
+// and kBERE 32.2·n².
 // (MKL-SR, with one centred Gram matrix per base kernel, is fitMemory's
 // own case.)
-var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9}
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "kmie0": 27, "kmie": 27, "kbere0": 27, "kbere": 33}
 
 // baseKernels is the number of MKL-SR's base kernels in its parameters
 // (-p kernels=a;b;c), or of its default list.

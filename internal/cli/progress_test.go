@@ -101,6 +101,30 @@ func TestEvalJobs(t *testing.T) {
 			t.Errorf("MKL-SR %v: estimate %.3g bytes against %.3g measured", c.kv, e, c.measured)
 		}
 	}
+	// The variational family: peaks of whole fits on MNIST rows (784
+	// features; docs/performance.md), in KiB as /usr/bin/time reports
+	// them, n rows, exact or with 500 Nyström landmarks.
+	const kib = 1024
+	ny500 := map[string]string{"space": "nystrom", "landmarks": "500"}
+	for _, c := range []struct {
+		name     string
+		kv       map[string]string
+		n        int
+		measured float64
+	}{
+		{"mie", nil, 10000, 3179264 * kib}, {"mie", nil, 3000, 394056 * kib}, {"mie0", nil, 3000, 278872 * kib},
+		{"bere", nil, 3000, 702212 * kib}, {"bere0", nil, 3000, 264520 * kib},
+		{"kmie0", nil, 3000, 1877880 * kib}, {"kmie", nil, 3000, 1911912 * kib}, {"kbere0", nil, 3000, 1924196 * kib}, {"kbere", nil, 3000, 2319584 * kib},
+		{"kmie0", ny500, 3000, 271856 * kib}, {"kmie", ny500, 3000, 383536 * kib}, {"kbere", ny500, 3000, 549044 * kib},
+	} {
+		info, err := method.Lookup(c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := float64(fitMemory(info, c.kv, c.n, 784)); e < c.measured || e > 1.5*c.measured {
+			t.Errorf("%s %v at %d rows: estimate %.3g bytes against %.3g measured", c.name, c.kv, c.n, e, c.measured)
+		}
+	}
 	if two, three := fitMemory(mk, map[string]string{"kernels": "linear;rbf"}, 10000, 784), fitMemory(mk, nil, 10000, 784); two >= three {
 		t.Errorf("MKL-SR estimate with 2 kernels %d, with 3 %d", two, three)
 	}
@@ -165,5 +189,27 @@ func TestEvalDefaultSigmaOnFaces(t *testing.T) {
 	}
 	if e := minErr("-p", "sigma=1"); e < 0.5 {
 		t.Errorf("sigma=1: min error %.3f; the comparison assumes σ = 1 fails on ORL", e)
+	}
+}
+
+// fit warns when the estimated memory of a fit passes 80 % of what is
+// available, pointing kernel methods outside the Nyström space to it.
+func TestFitMemoryWarning(t *testing.T) {
+	kmie0, _ := method.Lookup("kmie0")
+	lda, _ := method.Lookup("lda")
+	est := fitMemory(kmie0, nil, 10000, 784)
+	if w := memoryWarning(kmie0, nil, 10000, est, est); !strings.Contains(w, "kmie0 on 10000 rows may need about") || !strings.Contains(w, "space=nystrom") {
+		t.Errorf("kmie0 exact: warning %q", w)
+	}
+	if w := memoryWarning(kmie0, map[string]string{"space": "nystrom"}, 10000, est, est); w == "" || strings.Contains(w, "space=nystrom") {
+		t.Errorf("kmie0 Nyström: warning %q; want one without the Nyström hint", w)
+	}
+	if w := memoryWarning(lda, nil, 10000, est, est); w == "" || strings.Contains(w, "space=nystrom") {
+		t.Errorf("lda: warning %q; want one without the Nyström hint", w)
+	}
+	for _, avail := range []int64{0, 2 * est} {
+		if w := memoryWarning(kmie0, nil, 10000, est, avail); w != "" {
+			t.Errorf("available %d: warning %q; want none", avail, w)
+		}
 	}
 }

@@ -6,36 +6,57 @@ import (
 	"math"
 )
 
-// The binary form of Moments, version 1, all numbers little-endian:
+// The binary form of Moments, version 2, all numbers little-endian:
 //
 //	"DRSM"  magic, 4 bytes
-//	1       version, 1 byte
+//	2       version, 1 byte
 //	d n n_L C                      4 × uint64
 //	o (origin of the means)        d × float64
 //	μ − o                          d × float64
 //	S, upper triangle by rows      d(d+1)/2 × float64
-//	μ_L − o                        d × float64 (zeros when n_L = 0)
-//	S_L, upper triangle by rows    d(d+1)/2 × float64
+//	μ_L − o                        d × float64          only when 0 < n_L < n
+//	S_L, upper triangle by rows    d(d+1)/2 × float64   only when 0 < n_L < n
 //	n_c                            C × uint64
 //	μ_c − o, by rows               C·d × float64
+//
+// The labelled block (μ_L, S_L) is left out when every row is labelled
+// (n_L = n: it is the total block, μ and S, and decodes as statistics
+// sharing it; see Moments) and when none is (n_L = 0: there is none), so
+// the form of supervised or unsupervised statistics takes one triangle,
+// about half the bytes of version 1.
+//
+// Version 1, which UnmarshalBinary still reads, is the same but always
+// holds the labelled block: zeros when n_L = 0, a copy of the total block
+// when n_L = n (decoding refuses a copy that differs from it).
 //
 // Floats are stored as their IEEE 754 bits, so a round trip is exact.
 const (
 	magic         = "DRSM"
-	formatVersion = 1
+	formatVersion = 2
 	headerLen     = len(magic) + 1 + 4*8
 	// maxDim bounds d when decoding, so that a corrupt header cannot ask
 	// for an absurd allocation before the length check.
 	maxDim = 1 << 24
 )
 
+// hasLabeledBlock reports whether the binary form of a version holds the
+// labelled block for n rows of which nl are labelled.
+func hasLabeledBlock(version byte, n, nl uint64) bool {
+	return version == 1 || 0 < nl && nl < n
+}
+
 // MarshalBinary encodes m in a versioned, portable binary form (see the
-// format above), for shipping partial statistics between the workers of a
-// distributed fit. UnmarshalBinary reads it back bit for bit.
+// format above, version 2), for shipping partial statistics between the
+// workers of a distributed fit. UnmarshalBinary reads it back bit for bit.
 func (m *Moments) MarshalBinary() ([]byte, error) {
 	d, C := m.d, len(m.counts)
 	tri := d * (d + 1) / 2
-	b := make([]byte, 0, headerLen+8*(3*d+2*tri+C+C*d))
+	labeled := hasLabeledBlock(formatVersion, uint64(m.n), uint64(m.nl))
+	size := headerLen + 8*(2*d+tri+C+C*d)
+	if labeled {
+		size += 8 * (d + tri)
+	}
+	b := make([]byte, 0, size)
 	b = append(b, magic...)
 	b = append(b, formatVersion)
 	for _, v := range []int{d, m.n, m.nl, C} {
@@ -44,11 +65,9 @@ func (m *Moments) MarshalBinary() ([]byte, error) {
 	b = appendFloats(b, m.origin)
 	b = appendFloats(b, m.mean)
 	b = appendUpper(b, d, m.scatter)
-	if m.nl > 0 {
+	if labeled {
 		b = appendFloats(b, m.meanL)
 		b = appendUpper(b, d, m.scatterL)
-	} else {
-		b = append(b, make([]byte, 8*(d+tri))...)
 	}
 	for _, v := range m.counts {
 		b = binary.LittleEndian.AppendUint64(b, uint64(v))
@@ -71,11 +90,13 @@ func appendUpper(b []byte, d int, s []float64) []byte {
 	return b
 }
 
-// UnmarshalBinary decodes the form written by MarshalBinary into m. It
-// refuses, with an error saying what is wrong, data that is not Moments
-// data, of another version, truncated or followed by extra bytes, or whose
-// counts or values are inconsistent (n_L > n, class counts not summing to
-// n_L, non-finite values, ...). On error m is unchanged.
+// UnmarshalBinary decodes the form written by MarshalBinary (version 2)
+// or by earlier builds (version 1) into m. It refuses, with an error
+// saying what is wrong, data that is not Moments data, of another version,
+// truncated or followed by extra bytes, or whose counts or values are
+// inconsistent (n_L > n, class counts not summing to n_L, non-finite
+// values, a version-1 labelled block of fully labelled rows that is not
+// the total block, ...). On error m is unchanged.
 func (m *Moments) UnmarshalBinary(b []byte) error {
 	if len(b) < headerLen {
 		if len(b) >= len(magic) && string(b[:len(magic)]) != magic {
@@ -86,8 +107,9 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 	if string(b[:len(magic)]) != magic {
 		return fmt.Errorf("stats: not Moments data: the first bytes are %q, want %q", b[:len(magic)], magic)
 	}
-	if v := b[len(magic)]; v != formatVersion {
-		return fmt.Errorf("stats: Moments data of format version %d; this build reads version %d", v, formatVersion)
+	version := b[len(magic)]
+	if version != 1 && version != formatVersion {
+		return fmt.Errorf("stats: Moments data of format version %d; this build reads versions 1 and %d", version, formatVersion)
 	}
 	var hdr [4]uint64
 	for k := range hdr {
@@ -112,13 +134,20 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 	}
 	d, C := int(ud), int(uC)
 	tri := d * (d + 1) / 2
-	want := headerLen + 8*(3*d+2*tri+C+C*d)
+	labeled := hasLabeledBlock(version, un, unl)
+	want := headerLen + 8*(2*d+tri+C+C*d)
+	block := "without"
+	if labeled {
+		want += 8 * (d + tri)
+		block = "with"
+	}
 	if len(b) != want {
 		what := "truncated"
 		if len(b) > want {
 			what = "followed by extra bytes"
 		}
-		return fmt.Errorf("stats: Moments data %s: %d bytes, want %d for dimension %d and %d classes", what, len(b), want, d, C)
+		return fmt.Errorf("stats: Moments data %s: %d bytes, want %d for version %d, dimension %d, %d classes, %d of %d rows labelled (%s the labelled block)",
+			what, len(b), want, version, d, C, unl, un, block)
 	}
 
 	r := &reader{b: b[headerLen:]}
@@ -128,8 +157,20 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 		o.mean = r.floats(d)
 		o.scatter = r.upper(d)
 	}
-	meanL, scatterL := r.floats(d), r.upper(d)
-	if o.nl > 0 {
+	var meanL, scatterL []float64
+	if labeled {
+		meanL, scatterL = r.floats(d), r.upper(d)
+	}
+	switch {
+	case o.nl == 0:
+	case o.nl == o.n:
+		// Every row labelled: the labelled statistics are the total ones
+		// (version 1 holds a copy of them, which must be that).
+		if labeled && !(equalBits(meanL, o.mean) && equalBits(scatterL, o.scatter)) {
+			return fmt.Errorf("stats: inconsistent Moments data: every row is labelled, but the labelled mean and scatter differ from the total ones")
+		}
+		o.meanL, o.scatterL = o.mean, o.scatter
+	default:
 		o.meanL, o.scatterL = meanL, scatterL
 	}
 	if C > 0 {
@@ -158,6 +199,19 @@ func (m *Moments) UnmarshalBinary(b []byte) error {
 	}
 	*m = o
 	return nil
+}
+
+// equalBits reports whether a and b hold the same float64 bits.
+func equalBits(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i, v := range a {
+		if math.Float64bits(v) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // reader decodes little-endian numbers from b (whose length is checked).

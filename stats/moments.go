@@ -70,19 +70,32 @@ const MaxClasses = 1 << 16
 // No sum of raw squares is ever formed, and the accuracy does not depend
 // on the distance of the data from the origin (tests: relative errors
 // about 1e-15 against exact two-pass formulas for offsets up to 1e9 times
-// the spread, in chunks of 1 to all rows). Memory: two d×d matrices and
-// (C + 3)·d numbers, whatever n is. Merging is associative up to
-// rounding, and deterministic: the same chunks added (or merged) in the
-// same order give the same bits whatever GOMAXPROCS is (no step is
-// parallel).
+// the spread, in chunks of 1 to all rows).
+//
+// Memory: one d×d matrix and (C + 2)·d numbers when every row is labelled
+// or none is, two d×d matrices and (C + 3)·d numbers otherwise, whatever
+// n is. While every row seen is labelled (n_L = n, the usual supervised
+// case) the labelled statistics are the total ones, μ_L = μ and S_L = S,
+// and they share one storage: Add, Merge and Clone update or copy that one
+// set, and MarshalBinary writes it once. The labelled statistics get their
+// own copy at the moment the first unlabeled row arrives (an Add with
+// unlabeled rows, or a Merge with statistics holding some), and are
+// updated apart from then on. Keeping two copies would merge the same
+// numbers by the same operations in both, so the sharing changes no bit
+// of any result: the statistics are the same bits as when both sets are
+// stored and merged separately, for any sequence of Adds and Merges.
+//
+// Merging is associative up to rounding, and deterministic: the same
+// chunks added (or merged) in the same order give the same bits whatever
+// GOMAXPROCS is (no step is parallel).
 type Moments struct {
 	d, n     int
 	origin   []float64 // o, d
 	mean     []float64 // μ − o
 	scatter  []float64 // S, d×d row-major, upper triangle (lower is zero)
 	nl       int
-	meanL    []float64 // μ_L − o
-	scatterL []float64 // S_L, as scatter
+	meanL    []float64 // μ_L − o: mean itself while nl == n (shared)
+	scatterL []float64 // S_L, as scatter: scatter itself while nl == n
 	counts   []int     // n_c, C
 	cmeans   []float64 // μ_c − o, C×d row-major (zero rows for n_c = 0)
 }
@@ -145,7 +158,7 @@ func chunkMoments(x *mat.Dense, y []int) *Moments {
 	}
 	c.nl = nl
 	if nl == r {
-		c.meanL, c.scatterL = c.mean, c.scatter // shared: Merge copies before it writes
+		c.meanL, c.scatterL = c.mean, c.scatter // shared (see Moments)
 	} else {
 		xl := mat.NewDense(nl, d, nil)
 		k := 0
@@ -228,7 +241,14 @@ func (m *Moments) Merge(o *Moments) error {
 	if o == m {
 		o = o.Clone()
 	}
-	m.unshare()
+	// When every row of both is labelled, the labelled statistics of each
+	// are its total ones (shared storage), and merging the total ones
+	// merges both. Otherwise m's labelled statistics are updated apart, in
+	// their own storage (o's are only read).
+	allLabeled := m.shared() && o.shared()
+	if !allLabeled {
+		m.unshare()
+	}
 	d := m.d
 	// t = o_b − o_a re-expresses the means of o about the origin of m.
 	t := make([]float64, d)
@@ -241,7 +261,9 @@ func (m *Moments) Merge(o *Moments) error {
 			m.meanL = make([]float64, d)
 			m.scatterL = make([]float64, d*d)
 		}
-		mergeSet(m.nl, o.nl, m.meanL, m.scatterL, o.meanL, o.scatterL, t, delta)
+		if !allLabeled {
+			mergeSet(m.nl, o.nl, m.meanL, m.scatterL, o.meanL, o.scatterL, t, delta)
+		}
 		m.nl += o.nl
 	}
 	if len(o.counts) > len(m.counts) {
@@ -284,20 +306,32 @@ func mergeSet(na, nb int, ma, sa, mb, sb, t, delta []float64) {
 	blas64.Syr(float64(na)*f, blas64.Vector{N: d, Inc: 1, Data: delta}, sym)
 }
 
-// unshare gives the labelled statistics their own storage when a chunk
-// whose rows are all labelled shares them with the total ones.
+// shared reports whether the labelled statistics of m are stored as its
+// total ones (every row labelled; see Moments).
+func (m *Moments) shared() bool {
+	return m.nl > 0 && &m.meanL[0] == &m.mean[0]
+}
+
+// unshare gives the labelled statistics their own storage, a copy of the
+// total ones, when they share it (before an update that makes them
+// differ).
 func (m *Moments) unshare() {
-	if m.nl > 0 && &m.meanL[0] == &m.mean[0] {
-		m.meanL = append([]float64(nil), m.meanL...)
-		m.scatterL = append([]float64(nil), m.scatterL...)
+	if m.shared() {
+		m.meanL = clone(m.meanL)
+		m.scatterL = clone(m.scatterL)
 	}
 }
 
-// Clone returns a deep copy of m.
+// Clone returns a deep copy of m (sharing, within the copy, what m shares:
+// see Moments).
 func (m *Moments) Clone() *Moments {
 	c := &Moments{d: m.d, n: m.n, nl: m.nl, origin: clone(m.origin)}
 	c.mean, c.scatter = clone(m.mean), clone(m.scatter)
-	c.meanL, c.scatterL = clone(m.meanL), clone(m.scatterL)
+	if m.shared() {
+		c.meanL, c.scatterL = c.mean, c.scatter
+	} else {
+		c.meanL, c.scatterL = clone(m.meanL), clone(m.scatterL)
+	}
 	c.cmeans = clone(m.cmeans)
 	if m.counts != nil {
 		c.counts = append([]int(nil), m.counts...)

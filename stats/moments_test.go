@@ -581,9 +581,9 @@ func TestMomentsMarshal(t *testing.T) {
 	}
 	refuse("extra byte", append(slices.Clone(b), 0), "followed by extra bytes")
 	refuse("magic", append([]byte("JSON"), b[4:]...), "not Moments data")
-	v2 := slices.Clone(b)
-	v2[4] = 2
-	refuse("version", v2, "format version 2; this build reads version 1")
+	v3 := slices.Clone(b)
+	v3[4] = 3
+	refuse("version", v3, "format version 3; this build reads versions 1 and 2")
 	set := func(field int, v uint64) []byte {
 		c := slices.Clone(b)
 		for k := 0; k < 8; k++ {

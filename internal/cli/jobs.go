@@ -39,7 +39,7 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 			m = int64(v)
 		}
 		m = min(m, nn)
-		graphs := variationalGraphs[info.Name] * nn * nn * f
+		graphs := denseMatrices[info.Name] * nn * nn * f
 		if info.Name == "mklsr" {
 			// Every base kernel's features and their kernel values with
 			// the landmarks, and the combined copy: 5.4·M·n·m floats
@@ -58,18 +58,20 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 		}
 		return split + copies*nn*nn*f
 	}
-	return split + (3*nn*dd+4*dd*dd+nn*int64(2*method.DefaultNeighbours+2)+variationalGraphs[info.Name]*nn*nn)*f
+	return split + (3*nn*dd+4*dd*dd+nn*int64(2*method.DefaultNeighbours+2)+denseMatrices[info.Name]*nn*nn)*f
 }
 
-// variationalGraphs is the number of n×n matrices the dense graphs of the
-// variational family hold at their peak (the weights, their Laplacian,
+// denseMatrices is the number of n×n matrices a method holds at its peak
+// besides the rows: AQMIDA's pairwise coefficients (2: 1.66 GB for a
+// whole fit on 10 000 MNIST rows), and the dense graphs of the
+// variational family (the weights, their Laplacian,
 // and in the EM the level-shift map and shift), in the input space and
 // on Nyström features, set from the peaks of whole fits on MNIST rows
 // (docs/performance.md, Memory; the rest of fitMemory's estimate added):
 // at 3 000 rows MIE₀ 279 MB, BERE₀ 265, MIE 394, BERE 702, and with 500
 // Nyström landmarks kMIE₀ 272 and kMIE 384; MIE 3.2 GB at 10 000 rows.
 // Their exact kernel forms are kernelCopies.
-var variationalGraphs = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 8}
+var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 8, "aqmida": 2}
 
 // kernelCopies is the number of n×n matrices a kernel fit holds at its
 // peak (Gram matrix, centred copy, factor or eigen-solver workspace),

@@ -101,7 +101,7 @@ func TestEvalJobs(t *testing.T) {
 			t.Errorf("MKL-SR %v: estimate %.3g bytes against %.3g measured", c.kv, e, c.measured)
 		}
 	}
-	// The variational family: peaks of whole fits on MNIST rows (784
+	// AQMIDA and the variational family: peaks of whole fits on MNIST rows (784
 	// features; docs/performance.md), in KiB as /usr/bin/time reports
 	// them, n rows, exact or with 500 Nyström landmarks.
 	const kib = 1024
@@ -115,6 +115,7 @@ func TestEvalJobs(t *testing.T) {
 		{"mie", nil, 10000, 3179264 * kib}, {"mie", nil, 3000, 394056 * kib}, {"mie0", nil, 3000, 278872 * kib},
 		{"bere", nil, 3000, 702212 * kib}, {"bere0", nil, 3000, 264520 * kib},
 		{"kmie0", nil, 3000, 1877880 * kib}, {"kmie", nil, 3000, 1911912 * kib}, {"kbere0", nil, 3000, 1924196 * kib}, {"kbere", nil, 3000, 2319584 * kib},
+		{"aqmida", nil, 10000, 1619524 * kib},
 		{"kmie0", ny500, 3000, 271856 * kib}, {"kmie", ny500, 3000, 383536 * kib}, {"kbere", ny500, 3000, 549044 * kib},
 	} {
 		info, err := method.Lookup(c.name)

@@ -23,7 +23,8 @@ import (
 // shard order, of the nodes left (the binary decomposition of the number
 // of shards): the fit is deterministic on every runner. A Partial holds
 // O(log S) nodes of S shards when the shards come roughly in order, and at
-// most S/2 + 1 in any order; each node costs two d×d matrices.
+// most S/2 + 1 in any order; each node costs one d×d matrix when every row
+// is labelled or none is, two otherwise (stats.Moments).
 type Partial struct {
 	nodes map[nodeKey]*node
 }

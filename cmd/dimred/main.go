@@ -9,4 +9,7 @@ import (
 	"github.com/dimred/dimred/internal/cli"
 )
 
-func main() { os.Exit(cli.Do(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+func main() {
+	cli.LimitMemory()
+	os.Exit(cli.Do(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -188,4 +189,30 @@ func gib(b int64) string {
 		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
 	}
 	return fmt.Sprintf("%.1f GB", float64(b)/(1<<30))
+}
+
+// LimitMemory sets the Go runtime's soft memory limit to 90 % of the
+// memory available when the command starts, unless GOMEMLIMIT is set (the
+// user's choice stands) or the available memory is unknown, and returns
+// the limit set (0: none). Without a limit the collector lets the heap
+// grow to twice the live data (GOGC=100) before it runs, so a fit whose
+// live matrices fit in memory could still be killed; near the limit it
+// collects sooner instead. Measured: kMIE₀ on 3 000 MNIST rows peaks at
+// 1.88 GB resident without a limit, 1.15 GB under GOMEMLIMIT=900MiB
+// (61 s against 66 s).
+func LimitMemory() int64 {
+	limit := memoryLimit(os.Getenv("GOMEMLIMIT"), availableMemory())
+	if limit > 0 {
+		debug.SetMemoryLimit(limit)
+	}
+	return limit
+}
+
+// memoryLimit is the limit LimitMemory sets for the GOMEMLIMIT value env
+// and avail bytes available (0: unknown).
+func memoryLimit(env string, avail int64) int64 {
+	if env != "" || avail <= 0 {
+		return 0
+	}
+	return avail / 10 * 9
 }

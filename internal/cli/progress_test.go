@@ -214,3 +214,17 @@ func TestFitMemoryWarning(t *testing.T) {
 		}
 	}
 }
+
+// The soft memory limit is 90 % of the available memory, unless
+// GOMEMLIMIT is set or the available memory is unknown.
+func TestMemoryLimit(t *testing.T) {
+	for _, c := range []struct {
+		env   string
+		avail int64
+		want  int64
+	}{{"", 10 << 30, 10 << 30 / 10 * 9}, {"4GiB", 10 << 30, 0}, {"off", 10 << 30, 0}, {"", 0, 0}} {
+		if got := memoryLimit(c.env, c.avail); got != c.want {
+			t.Errorf("memoryLimit(%q, %d) = %d, want %d", c.env, c.avail, got, c.want)
+		}
+	}
+}

@@ -179,10 +179,15 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	chunks := 0
 	if err := data.Scan(df.input, opt, chunk, func(x *mat.Dense, y []int) error {
 		chunks++
-		return ms.Add(x, y)
+		if err := ms.Add(x, y); err != nil {
+			return err
+		}
+		prog.count(ms.N(), "rows read", false)
+		return nil
 	}); err != nil {
 		return err
 	}
+	prog.count(ms.N(), "rows read", true)
 	model, err := sf.FitStats(&ms, dims)
 	if err != nil {
 		return err
@@ -207,6 +212,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 	if err := data.Scan(path, opt, chunk, func(x *mat.Dense, _ []int) error {
 		r, c := x.Dims()
 		n, d = n+r, c
+		prog.count(n, "rows counted (pass 1 of 3)", false)
 		return nil
 	}); err != nil {
 		return err
@@ -224,6 +230,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 			lm.SetRow(k, x.RawRowView(rows[k]-seen))
 		}
 		seen += r
+		prog.update(seen, n, "rows searched for landmarks (pass 2 of 3)")
 		return nil
 	}); err != nil {
 		return err
@@ -248,7 +255,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 		}
 		r, _ := x.Dims()
 		seen += r
-		prog.update(seen, n, "rows")
+		prog.update(seen, n, "rows through the feature map (pass 3 of 3)")
 		return nil
 	}); err != nil {
 		return err
@@ -355,6 +362,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	for j := range names {
 		names[j] = "z" + strconv.Itoa(j+1)
 	}
+	prog, rows := e.newProgress("transform"), 0
 	return e.writeFile(out, func(w io.Writer) error {
 		rw, err := data.NewRowWriter(w, format, df.input, k, names, nil, !opt.NoLabels)
 		if err != nil {
@@ -371,6 +379,9 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 			if dims > 0 {
 				z = subCols(z, dims)
 			}
+			r, _ := z.Dims()
+			rows += r
+			prog.count(rows, "rows mapped", false)
 			return rw.Write(z, y)
 		}
 		if df.input == "-" {
@@ -384,6 +395,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		if err != nil {
 			return err
 		}
+		prog.count(rows, "rows mapped", true)
 		return rw.Flush()
 	})
 }

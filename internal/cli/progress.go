@@ -94,6 +94,31 @@ func (p *progress) update(done, total int, what string) {
 	}
 }
 
+// count reports done units of a total not known in advance (a file read
+// in one pass): on a terminal a line redrawn in place, otherwise a line at
+// most every progressEvery. done reports the end (final true: the last
+// line, always written).
+func (p *progress) count(done int, what string, final bool) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	now := p.now()
+	status := fmt.Sprintf("%d %s, %s elapsed", done, what, roundDuration(now.Sub(p.start)))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s: %s\x1b[K", p.label, status)
+		if final {
+			fmt.Fprintln(p.w)
+		}
+		return
+	}
+	if final || now.Sub(p.last) >= progressEvery {
+		p.last = now
+		p.line(status)
+	}
+}
+
 // roundDuration shows d to the second (to 0.1 s under a minute).
 func roundDuration(d time.Duration) string {
 	if d < time.Minute {

@@ -228,3 +228,27 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 }
+
+// A count of an unknown total: redrawn in place on a terminal, ending with
+// a newline; in a log one line at most every progressEvery, and the last.
+func TestProgressCount(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	step := 4 * time.Second
+	p := &progress{w: &b, tty: true, label: "fit", start: clock, now: func() time.Time { clock = clock.Add(step); return clock }}
+	p.count(1000, "rows read", false)
+	p.count(2000, "rows read", true)
+	if want := "\rfit: 1000 rows read, 4s elapsed\x1b[K\rfit: 2000 rows read, 8s elapsed\x1b[K\n"; b.String() != want {
+		t.Errorf("terminal %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p.tty, p.start, p.last = false, clock, time.Time{}
+	for i := 1; i <= 6; i++ {
+		p.count(1000*i, "rows read", false) // the clock moves 4 s per reading (line reads it too)
+	}
+	p.count(6000, "rows read", true)
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 4 || !strings.HasSuffix(lines[0], "fit: 1000 rows read, 4s elapsed") || !strings.Contains(lines[3], "fit: 6000 rows read, ") {
+		t.Errorf("log lines %q", lines)
+	}
+}

@@ -199,7 +199,7 @@ func criterion(ber bool, y []int) (*graph.ClassBlock, error) {
 	return graph.Gamma(y)
 }
 
-func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result, error) {
+func (v *ve) solve(w *mat.SymDense) (*embed.Result, error) {
 	if v.ratio {
 		return v.solveRatio(w)
 	}
@@ -207,22 +207,64 @@ func (v *ve) solve(w *mat.SymDense, shift *mat.Dense, mu float64) (*embed.Result
 	if err != nil {
 		return nil, err
 	}
-	if mu > 0 {
-		var ss mat.Dense
-		ss.Mul(shift, shift.T())
-		n := l.M.SymmetricDim()
-		for i := 0; i < n; i++ {
-			for j := i; j < n; j++ {
-				l.M.SetSym(i, j, l.M.At(i, j)-mu*ss.At(i, j))
-			}
-		}
-	}
-	prob := &embed.Problem{Objective: l, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
+	return v.solveGraph(l)
+}
+
+// solveGraph is the printed M-step on the graph g: the bottom directions
+// of Φᵀ·g·Φ under TᵀT = I.
+func (v *ve) solveGraph(g graph.Operator) (*embed.Result, error) {
+	prob := &embed.Problem{Objective: g, Minimize: true, Dims: v.dims, Solver: embed.Dense, Eigen: v.eigen}
 	r, err := prob.SolveContext(v.ctx, v.prep)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", v.name, err)
 	}
 	return r, nil
+}
+
+// shiftedLaplacian is L − μ·S·Sᵀ, the level-shifted graph of a
+// safeguarded EM step, as an operator whose product with Φ reuses L·Φ:
+// the engine's dense route forms Φᵀ·(G·Φ), and within one E-step L and
+// Φ stay the same while μ changes, so L·Φ (n²·p flops) is formed once and
+// each shift tried adds −μ·S·(SᵀΦ) (n·p·k) instead of re-forming the n×n
+// graph and its product (cache holds L·Φ).
+type shiftedLaplacian struct {
+	l     graph.Dense
+	s     *mat.Dense
+	mu    float64
+	cache *productCache
+}
+
+// productCache holds L·M for one M, shared by the shifts of an E-step.
+type productCache struct {
+	of, prod *mat.Dense
+}
+
+func (g shiftedLaplacian) Size() int { return g.l.Size() }
+
+// Apply implements graph.Operator: L·M − μ·S·(SᵀM).
+func (g shiftedLaplacian) Apply(m *mat.Dense) *mat.Dense {
+	if g.cache.of != m {
+		g.cache.of, g.cache.prod = m, g.l.Apply(m)
+	}
+	out := mat.DenseCopyOf(g.cache.prod)
+	if g.mu != 0 {
+		var st, sst mat.Dense
+		st.Mul(g.s.T(), m)
+		sst.Mul(g.s, &st)
+		sst.Scale(g.mu, &sst)
+		out.Sub(out, &sst)
+	}
+	return out
+}
+
+// Dense implements graph.Operator.
+func (g shiftedLaplacian) Dense() *mat.SymDense {
+	out := mat.NewSymDense(g.Size(), nil)
+	out.CopySym(g.l.M)
+	if g.mu != 0 {
+		out.SymRankK(out, -g.mu, g.s)
+	}
+	return out
 }
 
 // solveRatio is the M-step in the graph-embedding framework's ratio form
@@ -255,7 +297,7 @@ func (v *ve) initial() (*embed.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
 	}
-	return v.solve(w, nil, 0)
+	return v.solve(w)
 }
 
 // em runs the EM from the initial graph's embedding.
@@ -290,13 +332,26 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 		if err != nil {
 			return nil, res, fmt.Errorf("%s: E-step: %w", v.name, err)
 		}
-		next, err := v.solve(w, nil, 0)
+		l, err := graph.LaplacianOf(w)
+		if err != nil {
+			return nil, res, err
+		}
+		w = nil // the Laplacian holds what the M-steps need
+		shifted := shiftedLaplacian{l: l, cache: &productCache{}}
+		next, err := v.solveGraph(shifted)
 		if err != nil {
 			return nil, res, err
 		}
 		nj, err := v.objective(next.Train)
 		if err != nil {
 			return nil, res, err
+		}
+		if p.Step == VESafeguarded && nj < j && j-nj <= p.Tol*math.Abs(j) {
+			// A fall within the tolerance is rounding at a stationary point:
+			// no level shift is needed to call it converged, and keeping
+			// the last embedding keeps J from falling.
+			res.Stop = "converged (relative change of J below tol; the step lowered J within it, the last embedding kept)"
+			break
 		}
 		mu := 0.0
 		if p.Step == VESafeguarded && nj < j {
@@ -323,7 +378,8 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 			report("iteration %d: the plain M-step lowers J to %.10g; searching level shifts from %.3g", it, nj, first)
 			found := false
 			for mu = first; mu <= mu0*math.Pow(4, veMaxShifts) && !found; mu *= 4 {
-				r, err := v.solve(w, &s, mu)
+				shifted.s, shifted.mu = &s, mu
+				r, err := v.solveGraph(shifted)
 				if err != nil {
 					return nil, res, err
 				}

@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -367,5 +368,62 @@ func TestSignedLaplacians(t *testing.T) {
 	}
 	if _, _, _, _, err := SignedLaplacians(&mat.SymDense{}); err == nil {
 		t.Error("empty matrix accepted")
+	}
+}
+
+// The tiled, parallel pair loop gives the plain double loop's numbers bit
+// for bit — every weight, and the kernel sum, whose per-row sums must keep
+// their order — at sizes that leave partial blocks and tiles, whatever
+// GOMAXPROCS is.
+func TestVariationalPairsBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 2, pairBlock + 1, pairBlock + pairTile + 7, 3*pairTile + 5} {
+		y := randomLabels(rng, n, min(n, 4))
+		x := randomRows(rng, n, 13, 1)
+		m := Euclidean{X: x}
+		bw := Bandwidth{Delta: 2.5}
+		if n > 5 {
+			var err error
+			if bw, err = LocalBandwidth(m, 3, SearchBrute); err != nil {
+				t.Fatal(err)
+			}
+		}
+		g, _ := BER(y)
+		wantSum := 0.0
+		for i := 0; i < n; i++ {
+			row := 0.0
+			for j := i + 1; j < n; j++ {
+				row += g.at(i, j) * math.Exp(-m.SqDist(i, j)/bw.Sq(i, j))
+			}
+			wantSum += 2*row + g.at(i, i)
+		}
+		wantSum /= float64(n) * float64(n)
+		for _, procs := range []int{1, 4} {
+			prev := runtime.GOMAXPROCS(procs)
+			w, err := VariationalWeights(g, m, bw, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sum, err := KernelSum(g, m, bw)
+			runtime.GOMAXPROCS(prev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sum != wantSum {
+				t.Fatalf("n = %d, GOMAXPROCS %d: J = %v, plain loop %v", n, procs, sum, wantSum)
+			}
+			for i := 0; i < n; i++ {
+				for j := 0; j < n; j++ {
+					want := 0.0
+					if i != j {
+						d2 := bw.Sq(i, j)
+						want = g.at(i, j) * math.Exp(-m.SqDist(i, j)/d2) / d2
+					}
+					if w.At(i, j) != want {
+						t.Fatalf("n = %d, GOMAXPROCS %d: w(%d,%d) = %v, plain loop %v", n, procs, i, j, w.At(i, j), want)
+					}
+				}
+			}
+		}
 	}
 }

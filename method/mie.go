@@ -108,6 +108,11 @@ type VariationalParams struct {
 	// inside the Gram matrix and the eigen-solves (method.FitContext sets
 	// it).
 	Context context.Context
+	// Progress, if set, receives a line as each step of the fit starts
+	// (the initial graph's bandwidths, weights and M-step) and, for the EM
+	// members, one per iteration and per level shift tried (the CLI writes
+	// them to stderr). At 10 000 rows each step takes tens of seconds.
+	Progress func(string)
 }
 
 // ctx returns the fit's context (Background when none is set).
@@ -134,9 +139,6 @@ type EMParams struct {
 	// Step: VESafeguarded (default; J never decreases) or VEPlain (the
 	// paper's EM: every M-step taken).
 	Step string
-	// Progress, if set, receives one line per iteration (the CLI writes
-	// them to stderr).
-	Progress func(string)
 }
 
 // mstepParam declares the M-step form of the initial-graph members (MIE₀,
@@ -189,6 +191,19 @@ type ve struct {
 	ratio   bool // MStep == VERatio
 	dims    int
 	eigen   linalg.EigenSolver
+	// isometric: Φ's rows have the start metric's distances (the linear
+	// members; the kernel members with the graph in feature space, up to
+	// the directions below the cutoff), so an embedding that keeps every
+	// column of Φ has the initial graph's distances.
+	isometric bool
+	progress  func(string)
+}
+
+// report sends a progress line, prefixed with the method's name.
+func (v *ve) report(format string, a ...any) {
+	if v.progress != nil {
+		v.progress(v.name + ": " + fmt.Sprintf(format, a...))
+	}
 }
 
 // criterion returns the class coefficients of MI (γ) or BER (r).
@@ -293,10 +308,14 @@ func (v *ve) objective(z *mat.Dense) (float64, error) {
 
 // initial embeds the initial graph (MIE₀, BERE₀).
 func (v *ve) initial() (*embed.Result, error) {
+	n := v.start.Len()
+	v.report("initial graph: weights of the %d×%d pairs", n, n)
 	w, err := graph.VariationalWeights(v.coef, v.start, v.bw, v.tangent)
 	if err != nil {
 		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
 	}
+	_, p := v.prep.Phi.Dims()
+	v.report("initial graph: M-step (%d-dimensional problem)", p)
 	return v.solve(w)
 }
 
@@ -312,12 +331,15 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 		return nil, res, err
 	}
 	res.Objective = append(res.Objective, j)
-	report := func(format string, a ...any) {
-		if p.Progress != nil {
-			p.Progress(v.name + ": " + fmt.Sprintf(format, a...))
-		}
-	}
+	report := v.report
 	report("initial graph: J = %.10g", j)
+	if _, k := cur.Train.Dims(); v.isometric && k >= v.prep.Phi.RawMatrix().Cols {
+		// Z = Φ·T with T square and orthogonal: Z has Φ's distances, so
+		// every E-step graph is the initial one and J never changes.
+		res.Stop = fmt.Sprintf("full dimension: the embedding keeps all %d directions of the training representation, so its distances, the E-step's graph and J are the initial graph's; the EM cannot move (ask for fewer dimensions)", k)
+		report("stopped after 0 iteration(s): %s", res.Stop)
+		return cur, res, nil
+	}
 	var shiftBasis *mat.Dense
 	lastShift := 0.0
 	for it := 1; ; it++ {
@@ -518,13 +540,16 @@ func (m LinearVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	start := graph.Euclidean{X: z}
-	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
+	return m.VariationalParams.fit(name, ber, iterate, true, p, prep, start, pre, y, dims, m.Eigen)
 }
 
-func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep *embed.Prepared, start graph.Metric, pre embed.Model, y []int, dims int, eigen linalg.EigenSolver) (Model, error) {
+func (p VariationalParams) fit(name string, ber, iterate, isometric bool, e EMParams, prep *embed.Prepared, start graph.Metric, pre embed.Model, y []int, dims int, eigen linalg.EigenSolver) (Model, error) {
 	coef, err := criterion(ber, y)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if p.Delta == 0 && p.Progress != nil {
+		p.Progress(fmt.Sprintf("%s: initial graph: local-scaling bandwidths of %d rows", name, start.Len()))
 	}
 	bw, err := p.bandwidth(start)
 	if err != nil {
@@ -534,7 +559,8 @@ func (p VariationalParams) fit(name string, ber, iterate bool, e EMParams, prep 
 	if ratio && iterate {
 		return nil, fmt.Errorf("%s: the ratio M-step is defined for the initial graph only (MIE₀, BERE₀ and their kernel forms): in the EM the penalty edges vanish once the classes separate", name)
 	}
-	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, ratio: ratio, dims: dims, eigen: eigen}
+	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, ratio: ratio, dims: dims, eigen: eigen,
+		isometric: isometric, progress: p.Progress}
 	return v.run(iterate, e, pre)
 }
 
@@ -586,7 +612,7 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	return m.VariationalParams.fit(name, ber, iterate, p, prep, start, pre, y, dims, m.Eigen)
+	return m.VariationalParams.fit(name, ber, iterate, !m.GraphInInput, p, prep, start, pre, y, dims, m.Eigen)
 }
 
 // MIE0 is initial mutual-information embedding (seed 003 §3.3, "MIE₀"):
@@ -604,6 +630,9 @@ func (m MIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	return m.fit("mie0", false, false, EMParams{}, x, y, dims)
 }
+
+// WithProgress implements Progresser.
+func (m MIE0) WithProgress(f func(string)) Method { m.Progress = f; return m }
 
 // MIE is mutual-information embedding (seed 003 §3.2, eq. 5-9): the EM of
 // the family comment, started from MIE₀.
@@ -646,6 +675,9 @@ func (m BERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	return m.fit("bere0", true, false, EMParams{}, x, y, dims)
 }
 
+// WithProgress implements Progresser.
+func (m BERE0) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
 // BERE is Bayes-error-rate embedding (seed 003 §4): MIE's EM with the
 // r-graph.
 type BERE struct {
@@ -682,6 +714,9 @@ func (m KMIE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	return m.fit("kmie0", false, false, EMParams{}, x, y, dims)
 }
 
+// WithProgress implements Progresser.
+func (m KMIE0) WithProgress(f func(string)) Method { m.Progress = f; return m }
+
 // KMIE is kernel MIE (seed 003 eq. 10-12): the EM in the kernel space.
 type KMIE struct {
 	KernelVariational
@@ -715,6 +750,9 @@ func (m KBERE0) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	return m.fit("kbere0", true, false, EMParams{}, x, y, dims)
 }
+
+// WithProgress implements Progresser.
+func (m KBERE0) WithProgress(f func(string)) Method { m.Progress = f; return m }
 
 // KBERE is kernel BERE (seed 003 §4 with eq. 10-12).
 type KBERE struct {

@@ -89,6 +89,12 @@ type Protocol struct {
 	// finishes, with the number done so far and the total. Calls are
 	// serialised and done increases by one each call.
 	Progress func(done, total int)
+	// Step, when not nil, receives a line after each fit of a method that
+	// refits per dimension (method.RefitsPerDimension), for which one
+	// (split, method) unit is as many fits as dimensions swept:
+	// "mie, fold 3: 7/20 fits of the dimension sweep". Calls may come
+	// from several workers at once.
+	Step func(msg string)
 	// Context, when not nil, cancels the run: no new fit starts, running
 	// fits stop soon after (method.FitContext), and Run returns its error.
 	Context context.Context
@@ -533,7 +539,13 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 		miss, err = missAt(p.Classifiers, model, pr, dims)
 		dims = 1
 	case method.RefitsPerDimension(nm.Method):
-		miss, err = missPerDimension(ctx, nm.Method, p.Classifiers, model, pr, dims)
+		var step func(done int)
+		if p.Step != nil {
+			step = func(done int) {
+				p.Step(fmt.Sprintf("%s, %s: %d/%d fits of the dimension sweep", nm.Name, where, done, dims))
+			}
+		}
+		miss, err = missPerDimension(ctx, nm.Method, p.Classifiers, model, pr, dims, step)
 	default:
 		var e *embedded
 		if e, err = embedSplit(model, pr, dims); err == nil {
@@ -627,15 +639,22 @@ func missAt(cs []classify.Classifier, model method.Model, pr *prepared, dims int
 // missPerDimension is the sweep over k = 1..dims for a method that
 // refits per dimension (method.RefitsPerDimension): the method is fitted
 // with k dimensions for every k < dims (model is its fit with dims) and
-// each classifier scored on that fit's k columns.
-func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classifier, model method.Model, pr *prepared, dims int) ([][]int, error) {
+// each classifier scored on that fit's k columns. step, when not nil, is
+// told the number of the sweep's fits done (model's included) after each.
+func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classifier, model method.Model, pr *prepared, dims int, step func(done int)) ([][]int, error) {
 	miss := make([][]int, len(cs))
+	if step != nil {
+		step(1)
+	}
 	for k := 1; k <= dims; k++ {
 		mk := model
 		if k < dims {
 			var err error
 			if mk, err = method.FitContext(ctx, m, pr.trainX, pr.ymethod, k); err != nil {
 				return nil, fmt.Errorf("fit with %d dimensions: %v", k, err)
+			}
+			if step != nil {
+				step(k + 1)
 			}
 		}
 		at, err := missAt(cs, mk, pr, k)

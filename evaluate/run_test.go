@@ -724,6 +724,27 @@ func TestRunRefitsPerDimension(t *testing.T) {
 	if slices.Equal(nested.Results[1].ErrorsByDim, got.Results[1].ErrorsByDim) {
 		t.Error("the refitted sweep equals the first-columns sweep: the test data do not tell them apart")
 	}
+	// Step reports every fit of each unit's sweep: the first at the largest
+	// dimension, then one per smaller k, per fold; none for a nested
+	// method.
+	fits.Store(0)
+	var mu sync.Mutex
+	steps := map[string]int{}
+	_, err = Run(ds, Protocol{Methods: []NamedMethod{{"raw", firstCols{}}, {"last", lastCols{&fits}}}, Classifiers: cl, Folds: 4, Workers: 2,
+		Step: func(msg string) { mu.Lock(); steps[msg]++; mu.Unlock() }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) != 4*p {
+		t.Errorf("%d distinct step lines, want %d: %v", len(steps), 4*p, steps)
+	}
+	for f := 1; f <= 4; f++ {
+		for k := 1; k <= p; k++ {
+			if msg := fmt.Sprintf("last, fold %d of 4: %d/%d fits of the dimension sweep", f, k, p); steps[msg] != 1 {
+				t.Errorf("step line %q seen %d times, want once", msg, steps[msg])
+			}
+		}
+	}
 	fits.Store(0)
 	if _, err := Run(ds, Protocol{Methods: []NamedMethod{{"last", lastCols{&fits}}}, Classifiers: cl, Folds: 4, FullDim: true}); err != nil {
 		t.Fatal(err)

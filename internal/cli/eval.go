@@ -80,6 +80,7 @@ func runEval(e *env, args []string) error {
 	}
 	prog := e.newProgress("eval")
 	proto.Progress = func(done, total int) { prog.update(done, total, "fits") }
+	proto.Step = prog.step
 	proto.Context = e.ctx
 	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs); err != nil {
 		return err

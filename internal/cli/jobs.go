@@ -180,6 +180,23 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 	if avail > 0 {
 		msg += ", " + gib(avail) + " available"
 	}
+	var refit []string
+	for _, nm := range p.Methods {
+		if method.RefitsPerDimension(nm.Method) {
+			refit = append(refit, nm.Name)
+		}
+	}
+	if len(refit) > 0 {
+		sweep := "every dimension"
+		if p.MaxDims > 0 {
+			sweep = fmt.Sprintf("up to %d", p.MaxDims)
+		}
+		verb, its := "is", "its"
+		if len(refit) > 1 {
+			verb, its = "are", "their"
+		}
+		msg += fmt.Sprintf("; %s %s fitted once per dimension swept: each of %s fits counted here is %s", strings.Join(refit, ", "), verb, its, sweep)
+	}
 	prog.note("%s", msg)
 	return workers, nil
 }

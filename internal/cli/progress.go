@@ -94,6 +94,25 @@ func (p *progress) update(done, total int, what string) {
 	}
 }
 
+// step reports a stage inside one unit (a fit of a dimension sweep): on a
+// terminal a line redrawn in place until the next update, otherwise a
+// line at most every progressEvery (spaced together with update's).
+func (p *progress) step(msg string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s: %s\x1b[K", p.label, msg)
+		return
+	}
+	if now := p.now(); now.Sub(p.last) >= progressEvery {
+		p.last = now
+		p.line(msg)
+	}
+}
+
 // count reports done units of a total not known in advance (a file read
 // in one pass): on a terminal a line redrawn in place, otherwise a line at
 // most every progressEvery. done reports the end (final true: the last

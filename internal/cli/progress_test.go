@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -250,5 +251,35 @@ func TestProgressCount(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 4 || !strings.HasSuffix(lines[0], "fit: 1000 rows read, 4s elapsed") || !strings.Contains(lines[3], "fit: 6000 rows read, ") {
 		t.Errorf("log lines %q", lines)
+	}
+}
+
+// A method that refits per dimension is announced in eval's plan line, and
+// the stages inside a unit are drawn in place on a terminal and spaced
+// like the unit lines in a log.
+func TestProgressStep(t *testing.T) {
+	st, _, errs := run(t, "eval", "-i", "builtin:iris", "-m", "mie,lda", "-c", "ncc", "--cv", "3", "--max-dims", "3")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if want := "6 fits on 100 training rows × 4 features"; !strings.Contains(errs, want) || !strings.Contains(errs, "; mie is fitted once per dimension swept: each of its fits counted here is up to 3\n") {
+		t.Errorf("plan line lacks the refits:\n%s", errs)
+	}
+	var b bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	p := &progress{w: &b, tty: true, label: "eval", start: clock, now: func() time.Time { clock = clock.Add(4 * time.Second); return clock }}
+	p.step("mie, fold 1 of 3: 1/3 fits of the dimension sweep")
+	p.update(1, 6, "fits")
+	if want := "\reval: mie, fold 1 of 3: 1/3 fits of the dimension sweep\x1b[K\reval [####....................] 1/6 fits, 4s elapsed, ETA 20s\x1b[K"; b.String() != want {
+		t.Errorf("terminal %q, want %q", b.String(), want)
+	}
+	b.Reset()
+	p.tty, p.last = false, time.Time{}
+	for k := 1; k <= 6; k++ {
+		p.step(fmt.Sprintf("mie, fold 1 of 3: %d/6 fits of the dimension sweep", k)) // the clock moves 4 s per reading (line reads it too)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "eval: mie, fold 1 of 3: 1/6 fits of the dimension sweep") || !strings.HasSuffix(lines[2], "5/6 fits of the dimension sweep") {
+		t.Errorf("log lines %q, want the 1st, 3rd and 5th (spaced by progressEvery)", lines)
 	}
 }

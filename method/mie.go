@@ -52,8 +52,11 @@ import (
 // its solution tends to T₀ − (1/μ)(I − T₀T₀ᵀ)·ΦᵀLΦ·T₀, a short step along
 // the projected gradient of J (with the tangent weights,
 // ∇_T J = −(4/N²)·ΦᵀLΦ·T₀), so a non-decreasing step exists unless T₀ is
-// stationary. Hence J never decreases (tested); the iteration stops when
-// the relative increase is below Tol, when no shift up to μ₀·4¹² keeps J
+// stationary. Hence J never decreases (tested); the iteration stops at
+// once at the full dimension (an embedding that keeps every column of Φ
+// is an isometry of the training representation: every E-step graph is
+// the initial one and J cannot change), when the relative change of J is
+// below Tol (a fall that small is rounding), when no shift up to μ₀·4¹² keeps J
 // (with weights=paper under local scaling the step is not along the
 // gradient and this can come early), or after MaxIter. step=plain takes
 // every M-step; weights=paper step=plain is the paper's EM as written.

@@ -63,15 +63,18 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 }
 
 // denseMatrices is the number of n×n matrices a method holds at its peak
-// besides the rows: AQMIDA's pairwise coefficients (2: 1.66 GB for a
+// besides the rows: AQMIDA's pairwise coefficients (2: 1.73 GB for a
 // whole fit on 10 000 MNIST rows), and the dense graphs of the
 // variational family (the weights, their Laplacian,
 // and in the EM the level-shift map and shift), in the input space and
 // on Nyström features, set from the peaks of whole fits on MNIST rows
 // (docs/performance.md, Memory; the rest of fitMemory's estimate added):
-// at 3 000 rows MIE₀ 279 MB, BERE₀ 265, MIE 394, BERE 702, and with 500
-// Nyström landmarks kMIE₀ 272 and kMIE 384; MIE 3.2 GB at 10 000 rows.
-// Their exact kernel forms are kernelCopies.
+// at 3 000 rows MIE₀ 269 MB, BERE₀ 269, MIE 366 (10 dimensions), BERE
+// 677 (20 dimensions, with level-shift searches), and with 500 Nyström
+// landmarks kMIE₀ 275, kMIE 369 and kBERE 590 (10 dimensions); MIE 2.8 GB
+// at 10 000 rows (10 dimensions). At the full dimension the EM stops at
+// once and the EM members need what the initial ones do. Their exact
+// kernel forms are kernelCopies.
 var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 8, "aqmida": 2}
 
 // kernelCopies is the number of n×n matrices a kernel fit holds at its
@@ -80,13 +83,14 @@ var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8,
 // KPCA 1.1·n², the dense dual route of the LPP/MFA family 12.4·n², KNDA
 // 8.3·n²; the regression route (GDA, KQMI, KSR, CKFD) 2.1·n², and
 // 3.2·n² for a whole eval process of GDA on 9000 MNIST training rows;
-// the exact kernel forms of the variational family 26.1-26.7·n² (kMIE₀,
-// kMIE, kBERE₀ on 3 000 MNIST rows: K̃, its eigendecomposition and
-// feature coordinates, the dense graphs and the M-step's dense problem)
-// and kBERE 32.2·n².
+// the exact kernel forms of the variational family at the full
+// dimension on 3 000 MNIST rows (K̃, its eigendecomposition and feature
+// coordinates, the dense graphs and the M-step's n-dimensional dense
+// problem; peaks vary by ±10 % from run to run with the collector's
+// timing): kMIE₀ 33.1·n², kMIE 28.9, kBERE₀ 24.2, kBERE 35.8.
 // (MKL-SR, with one centred Gram matrix per base kernel, is fitMemory's
 // own case.)
-var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "kmie0": 27, "kmie": 27, "kbere0": 27, "kbere": 33}
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 13, "sklpp": 13, "kmfa": 13, "knda": 9, "kmie0": 33, "kmie": 33, "kbere0": 30, "kbere": 36}
 
 // baseKernels is the number of MKL-SR's base kernels in its parameters
 // (-p kernels=a;b;c), or of its default list.

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // rowSpace returns an orthonormal basis Q (p×r) of the row space of a
@@ -81,6 +82,8 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	var psi, back *mat.Dense
 	var err error
 	if rep.Dual {
+		n, _ := rep.Phi.Dims()
+		progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
 		psi, back, err = DualFeatures(rep.Phi, tol)
 	} else {
 		back, err = rowSpace(rep.Phi, tol)
@@ -116,6 +119,7 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	}
 	var vals []float64
 	var w *mat.Dense
+	progress.Step(s.ctx, r, "jittered generalized eigen-decomposition of order %d", r)
 	if p.Minimize {
 		vals, w, err = minimizeViaSum(a, b, tol, s.k)
 	} else {

@@ -14,6 +14,7 @@ import (
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // Nyström sampling schemes.
@@ -104,6 +105,9 @@ func (s Nystrom) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	n, _ := x.Dims()
+	m, _ := lm.Dims()
+	progress.Step(ctx, n, "Nyström features of %d rows on %d landmarks", n, m)
 	f, err := NystromFeatures(ctx, s.K, lm, proj, x)
 	if err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // GraphResponses returns the graph eigenvectors y of A·y = λ·B·y in ℝⁿ used by
@@ -322,6 +323,7 @@ func (s *solve) regression() ([]float64, *mat.Dense, error) {
 	if ls == nil {
 		ls = linalg.ChooseLinear(lhs.Dim())
 	}
+	progress.Step(s.ctx, lhs.Dim(), "regression: %s solve of order %d", ls.Name(), lhs.Dim())
 	v, _, err := ls.Solve(s.ctx, lhs, rhs)
 	if err != nil {
 		var nc *linalg.NotConvergedError

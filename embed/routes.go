@@ -9,6 +9,7 @@ import (
 
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // solve carries one Problem's solve on one Prepared representation.
@@ -36,6 +37,7 @@ func (s *solve) eigs(a, b linalg.SymOperator, k int, order linalg.Order) ([]floa
 		// Every pair that exists (on range(B) when B is singular): the full
 		// dense decompositions.
 		s.eigenUsed = "dense"
+		progress.Step(s.ctx, a.Dim(), "dense eigen-decomposition of order %d", a.Dim())
 		if b == nil {
 			return linalg.SymEig(linalg.DenseOf(a), 0, order)
 		}
@@ -49,6 +51,7 @@ func (s *solve) eigs(a, b linalg.SymOperator, k int, order linalg.Order) ([]floa
 	if auto {
 		e = linalg.ChooseEigen(a.Dim(), k, b != nil, s.p.RankTol)
 	}
+	progress.Step(s.ctx, a.Dim(), "%s eigen-solver: %d pairs of order %d", e.Name(), k, a.Dim())
 	r, err := e.Eigs(s.ctx, a, b, k, order)
 	if err != nil && auto && s.ctx.Err() == nil {
 		// An automatic choice must not turn a solvable problem into an
@@ -169,6 +172,8 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 // of the linear problem; forming K̃·B·K̃ directly squares the spectrum of K̃
 // and a rank cut on it would drop genuine directions.
 func (s *solve) dual() ([]float64, *mat.Dense, error) {
+	n, _ := s.prep.Phi.Dims()
+	progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
 	psi, back, err := DualFeatures(s.prep.Phi, s.p.RankTol)
 	if err != nil {
 		return nil, nil, err

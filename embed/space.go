@@ -32,6 +32,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/progress"
 )
 
 // Space maps training rows to the representation Φ on which the
@@ -162,6 +163,8 @@ func (s Kernel) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	if err := checkRows(ctx, x); err != nil {
 		return nil, err
 	}
+	n, _ := x.Dims()
+	progress.Step(ctx, n, "kernel matrix, %d×%d", n, n)
 	g, err := s.K.GramContext(ctx, x, nil)
 	if err != nil {
 		return nil, err

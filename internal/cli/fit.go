@@ -16,6 +16,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
+	libprogress "github.com/dimred/dimred/progress"
 	"github.com/dimred/dimred/stats"
 )
 
@@ -105,7 +106,11 @@ func runFit(e *env, args []string) error {
 		}
 	}
 	start := time.Now()
-	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims, Progress: emLine}.Fit(e.ctx, ds)
+	ctx := e.ctx
+	if emLine != nil {
+		ctx = libprogress.With(ctx, emLine) // the long steps inside the fit (kernel matrix, eigen-decompositions, solves)
+	}
+	p, err := method.PipelineSpec{Method: *name, Params: kv, Scale: *scale, Dims: *dims, Progress: emLine}.Fit(ctx, ds)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func TestEvalJobs(t *testing.T) {
 			t.Errorf("MKL-SR %v: estimate %.3g bytes against %.3g measured", c.kv, e, c.measured)
 		}
 	}
-	// AQMIDA and the variational family: peaks of whole fits on MNIST rows (784
+	// AQMIDA, SKLPP and the variational family: peaks of whole fits on MNIST rows (784
 	// features; docs/performance.md), in KiB as /usr/bin/time reports
 	// them, n rows, exact or with 500 Nyström landmarks. The EM members of
 	// the linear and Nyström forms at 10 or 20 dimensions, where the EM
@@ -120,7 +120,7 @@ func TestEvalJobs(t *testing.T) {
 		{"mie", nil, 10000, 2757728 * kib}, {"mie", nil, 3000, 357556 * kib}, {"mie0", nil, 3000, 263108 * kib},
 		{"bere", nil, 3000, 661344 * kib}, {"bere0", nil, 3000, 262580 * kib},
 		{"kmie0", nil, 3000, 2327880 * kib}, {"kmie", nil, 3000, 2032096 * kib}, {"kbere0", nil, 3000, 1699348 * kib}, {"kbere", nil, 3000, 2518648 * kib},
-		{"aqmida", nil, 10000, 1685424 * kib},
+		{"aqmida", nil, 10000, 1685424 * kib}, {"sklpp", nil, 3000, 1592268 * kib},
 		{"kmie0", ny500, 3000, 268628 * kib}, {"kmie", ny500, 3000, 360128 * kib}, {"kbere", ny500, 3000, 576188 * kib},
 	} {
 		info, err := method.Lookup(c.name)
@@ -285,5 +285,38 @@ func TestProgressStep(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 3 || !strings.HasSuffix(lines[0], "eval: mie, fold 1 of 3: 1/6 fits of the dimension sweep") || !strings.HasSuffix(lines[2], "5/6 fits of the dimension sweep") {
 		t.Errorf("log lines %q, want the 1st, 3rd and 5th (spaced by progressEvery)", lines)
+	}
+}
+
+// fit passes a reporter to the library in its context: the long steps of a
+// kernel fit on 2 000 rows (progress.MinOrder) each get a line as they
+// start, and --quiet silences them.
+func TestFitLibrarySteps(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := 0; i < 2000; i++ {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%37, (i*7)%41, i%2)
+	}
+	in := write(t, "rows.csv", b.String())
+	out := t.TempDir() + "/m.json"
+	for _, c := range []struct {
+		m, k string
+		want []string
+	}{
+		{"kpca", "2", []string{"fit: kernel matrix, 2000×2000\n", "fit: lanczos eigen-solver: 2 pairs of order 2000\n"}},
+		{"gda", "1", []string{"fit: kernel matrix, 2000×2000\n", "fit: regression: cholesky solve of order 2000\n"}},
+	} {
+		st, _, errs := run(t, "fit", "-m", c.m, "-i", in, "-k", c.k, "-o", out)
+		if st != 0 {
+			t.Fatalf("%s: status %d: %s", c.m, st, errs)
+		}
+		for _, w := range c.want {
+			if !strings.Contains(errs, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", c.m, w, errs)
+			}
+		}
+		if st, _, errs := run(t, "fit", "-m", c.m, "-i", in, "-k", c.k, "-o", out, "--quiet"); st != 0 || errs != "" {
+			t.Errorf("%s --quiet: status %d, stderr %q", c.m, st, errs)
+		}
 	}
 }

@@ -318,6 +318,10 @@ func (v *ve) initial() (*embed.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
 	}
+	// The start metric is not needed again: for the exact kernel forms it
+	// holds K̃ (n² floats), which the collector can now take back before
+	// the M-step.
+	v.start = nil
 	_, p := v.prep.Phi.Dims()
 	v.report("initial graph: M-step (%d-dimensional problem)", p)
 	return v.solve(w)

@@ -88,11 +88,11 @@ var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8,
 // the exact kernel forms of the variational family at the full
 // dimension on 3 000 MNIST rows (K̃, its eigendecomposition and feature
 // coordinates, the dense graphs and the M-step's n-dimensional dense
-// problem; peaks vary by ±10 % from run to run with the collector's
-// timing): kMIE₀ 33.1·n², kMIE 28.9, kBERE₀ 24.2, kBERE 35.8.
+// problem; resident peaks vary by ±15 % from run to run with the
+// collector's timing): kMIE₀ 31.0·n², kMIE 23.0, kBERE₀ 27.7, kBERE 24.1.
 // (MKL-SR, with one centred Gram matrix per base kernel, is fitMemory's
 // own case.)
-var kernelCopies = map[string]int64{"kpca": 2, "klpp": 22, "sklpp": 22, "kmfa": 22, "knda": 9, "kmie0": 33, "kmie": 33, "kbere0": 30, "kbere": 36}
+var kernelCopies = map[string]int64{"kpca": 2, "klpp": 22, "sklpp": 22, "kmfa": 22, "knda": 9, "kmie0": 33, "kmie": 30, "kbere0": 30, "kbere": 33}
 
 // baseKernels is the number of MKL-SR's base kernels in its parameters
 // (-p kernels=a;b;c), or of its default list.

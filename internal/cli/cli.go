@@ -57,9 +57,39 @@ func commands() []command {
 // error, 130 when interrupted (Ctrl-C or SIGTERM: the command stops and
 // writes no output).
 func Do(args []string, stdin io.Reader, stdout, stderr io.Writer) (status int) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	ctx, done := interruptible(sig, func() { signal.Stop(sig) }, stderr)
+	defer done()
 	return doContext(ctx, args, stdin, stdout, stderr)
+}
+
+// interruptible returns a context cancelled by the first signal on sig.
+// That signal also calls release (signal.Stop), so that a second Ctrl-C
+// gets the default behaviour and ends the process at once: a fit stops at
+// its next check of the context, and one step of it (a dense
+// eigen-decomposition at 10 000 rows) can take many minutes. done ends
+// the watch and releases the signals.
+func interruptible(sig <-chan os.Signal, release func(), stderr io.Writer) (ctx context.Context, done func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	quit := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		select {
+		case <-sig:
+			release()
+			fmt.Fprintln(stderr, "dimred: interrupted: stopping at the next check (a long step finishes first); Ctrl-C again to quit at once")
+			cancel()
+		case <-quit:
+		}
+	}()
+	return ctx, func() {
+		close(quit)
+		<-finished
+		release()
+		cancel()
+	}
 }
 
 // doContext is Do with the context that interrupts it.

@@ -238,3 +238,26 @@ func TestScoreRanksEmbeddings(t *testing.T) {
 		}
 	}
 }
+
+// The first signal cancels the command's context, says so, and releases
+// the signals so that a second Ctrl-C ends the process at once; without a
+// signal, done releases them and nothing is written.
+func TestInterruptible(t *testing.T) {
+	sig := make(chan os.Signal, 1)
+	released := 0
+	var errb bytes.Buffer
+	ctx, done := interruptible(sig, func() { released++ }, &errb)
+	sig <- os.Interrupt
+	<-ctx.Done()
+	done()
+	if released < 1 || !strings.Contains(errb.String(), "Ctrl-C again to quit at once") {
+		t.Errorf("after a signal: released %d times, stderr %q", released, errb.String())
+	}
+	released = 0
+	errb.Reset()
+	ctx, done = interruptible(make(chan os.Signal), func() { released++ }, &errb)
+	done()
+	if released != 1 || errb.Len() != 0 || ctx.Err() == nil {
+		t.Errorf("without a signal: released %d times, stderr %q, context %v", released, errb.String(), ctx.Err())
+	}
+}

@@ -412,6 +412,11 @@ func TestVariationalPairsBitIdentical(t *testing.T) {
 			if sum != wantSum {
 				t.Fatalf("n = %d, GOMAXPROCS %d: J = %v, plain loop %v", n, procs, sum, wantSum)
 			}
+			// The fused pass: the same weights and the same J.
+			w2, j2, err := VariationalGraph(g, m, bw, true)
+			if err != nil || j2 != wantSum || !mat.Equal(w2, w) {
+				t.Fatalf("n = %d, GOMAXPROCS %d: VariationalGraph J = %v (plain loop %v), same weights %v, err %v", n, procs, j2, wantSum, mat.Equal(w2, w), err)
+			}
 			for i := 0; i < n; i++ {
 				for j := 0; j < n; j++ {
 					want := 0.0

@@ -201,6 +201,7 @@ type ve struct {
 	// column of Φ has the initial graph's distances.
 	isometric bool
 	progress  func(string)
+	startJ    float64 // J at the start metric (initial sets it)
 }
 
 // report sends a progress line, prefixed with the method's name.
@@ -314,10 +315,11 @@ func (v *ve) objective(z *mat.Dense) (float64, error) {
 func (v *ve) initial() (*embed.Result, error) {
 	n := v.start.Len()
 	v.report("initial graph: weights of the %d×%d pairs", n, n)
-	w, err := graph.VariationalWeights(v.coef, v.start, v.bw, v.tangent)
+	w, j, err := graph.VariationalGraph(v.coef, v.start, v.bw, v.tangent)
 	if err != nil {
 		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
 	}
+	v.startJ = j
 	// The start metric is not needed again: for the exact kernel forms it
 	// holds K̃ (n² floats), which the collector can now take back before
 	// the M-step.
@@ -334,20 +336,23 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 	if err != nil {
 		return nil, res, err
 	}
+	report := v.report
+	if _, k := cur.Train.Dims(); v.isometric && k >= v.prep.Phi.RawMatrix().Cols {
+		// Z = Φ·T with T square and orthogonal: Z has Φ's distances, so
+		// every E-step graph is the initial one and J never changes; J at
+		// Z is J at the start metric, summed with the initial weights.
+		res.Objective = append(res.Objective, v.startJ)
+		report("initial graph: J = %.10g", v.startJ)
+		res.Stop = fmt.Sprintf("full dimension: the embedding keeps all %d directions of the training representation, so its distances, the E-step's graph and J are the initial graph's; the EM cannot move (ask for fewer dimensions)", k)
+		report("stopped after 0 iteration(s): %s", res.Stop)
+		return cur, res, nil
+	}
 	j, err := v.objective(cur.Train)
 	if err != nil {
 		return nil, res, err
 	}
 	res.Objective = append(res.Objective, j)
-	report := v.report
 	report("initial graph: J = %.10g", j)
-	if _, k := cur.Train.Dims(); v.isometric && k >= v.prep.Phi.RawMatrix().Cols {
-		// Z = Φ·T with T square and orthogonal: Z has Φ's distances, so
-		// every E-step graph is the initial one and J never changes.
-		res.Stop = fmt.Sprintf("full dimension: the embedding keeps all %d directions of the training representation, so its distances, the E-step's graph and J are the initial graph's; the EM cannot move (ask for fewer dimensions)", k)
-		report("stopped after 0 iteration(s): %s", res.Stop)
-		return cur, res, nil
-	}
 	var shiftBasis *mat.Dense
 	lastShift := 0.0
 	for it := 1; ; it++ {

@@ -33,9 +33,13 @@ func TestDenseApply(t *testing.T) {
 			}
 			var s mat.SymDense
 			s.SetRawSymmetric(blas64.Symmetric{N: n, Stride: n, Uplo: uplo, Data: data})
-			m := mat.NewDense(n, 3, nil)
+			c := 3
+			if n > 2*denseRows {
+				c = 200 // enough work for gonum's Dgemm to run in parallel blocks
+			}
+			m := mat.NewDense(n, c, nil)
 			for i := 0; i < n; i++ {
-				for j := 0; j < 3; j++ {
+				for j := 0; j < c; j++ {
 					m.Set(i, j, rng.NormFloat64())
 				}
 			}
@@ -45,7 +49,7 @@ func TestDenseApply(t *testing.T) {
 				got := Dense{M: &s}.Apply(m)
 				runtime.GOMAXPROCS(prev)
 				for i := 0; i < n; i++ {
-					for j := 0; j < 3; j++ {
+					for j := 0; j < c; j++ {
 						want, norm := 0.0, 0.0
 						for k := 0; k < n; k++ {
 							want += s.At(i, k) * m.At(k, j)

@@ -353,7 +353,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 	}
 	res.Objective = append(res.Objective, j)
 	report("initial graph: J = %.10g", j)
-	var shiftBasis *mat.Dense
+	var gram *mat.Cholesky // of ΦᵀΦ, for the level shifts
 	lastShift := 0.0
 	for it := 1; ; it++ {
 		if err := v.ctx.Err(); err != nil {
@@ -390,13 +390,10 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 		}
 		mu := 0.0
 		if p.Step == VESafeguarded && nj < j {
-			if shiftBasis == nil {
-				if shiftBasis, err = v.shiftMap(); err != nil {
-					return nil, res, err
-				}
+			s, err := v.shiftVectors(&gram, cur.Train) // Φᵀ·S·Sᵀ·Φ = T₀T₀ᵀ
+			if err != nil {
+				return nil, res, err
 			}
-			var s mat.Dense // S with Φᵀ·S·Sᵀ·Φ = T₀T₀ᵀ
-			s.Mul(shiftBasis, cur.Train)
 			mu0 := 0.0
 			for _, l := range next.Values {
 				mu0 = math.Max(mu0, math.Abs(l))
@@ -413,7 +410,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 			report("iteration %d: the plain M-step lowers J to %.10g; searching level shifts from %.3g", it, nj, first)
 			found := false
 			for mu = first; mu <= mu0*math.Pow(4, veMaxShifts) && !found; mu *= 4 {
-				shifted.s, shifted.mu = &s, mu
+				shifted.s, shifted.mu = s, mu
 				r, err := v.solveGraph(shifted)
 				if err != nil {
 					return nil, res, err
@@ -451,28 +448,35 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 	return cur, res, nil
 }
 
-// shiftMap returns P = Φ·(ΦᵀΦ)⁻²·Φᵀ: for the current embedding Z₀ = Φ·T₀,
-// S = P·Z₀ = Φ·(ΦᵀΦ)⁻¹·T₀ has Φᵀ·S·Sᵀ·Φ = T₀·T₀ᵀ, so the level shift
-// −μ·T₀T₀ᵀ of the coefficient problem is the n×n graph −μ·S·Sᵀ for the
+// shiftVectors returns S = Φ·(ΦᵀΦ)⁻²·Φᵀ·Z₀ = Φ·(ΦᵀΦ)⁻¹·T₀ for the
+// current embedding Z₀ = Φ·T₀: Φᵀ·S·Sᵀ·Φ = T₀·T₀ᵀ, so the level shift
+// −μ·T₀T₀ᵀ of the coefficient problem is the graph −μ·S·Sᵀ for the
 // engine (Φ has full column rank: principal components or K̃'s features).
-func (v *ve) shiftMap() (*mat.Dense, error) {
+// It is computed right to left (n·p·k flops) with the Cholesky factor of
+// ΦᵀΦ, made once and kept in *gram; the n×n map Φ(ΦᵀΦ)⁻²Φᵀ is never
+// formed (before 2026-11-23 it was: n² floats and n²·p flops).
+func (v *ve) shiftVectors(gram **mat.Cholesky, z0 *mat.Dense) (*mat.Dense, error) {
 	phi := v.prep.Phi
-	var g mat.SymDense
-	g.SymOuterK(1, phi.T())
-	var ch mat.Cholesky
-	if !ch.Factorize(&g) {
-		return nil, fmt.Errorf("%s: the training representation is rank deficient (ΦᵀΦ not positive definite); use a PCA pre-step", v.name)
+	if *gram == nil {
+		var g mat.SymDense
+		g.SymOuterK(1, phi.T())
+		ch := new(mat.Cholesky)
+		if !ch.Factorize(&g) {
+			return nil, fmt.Errorf("%s: the training representation is rank deficient (ΦᵀΦ not positive definite); use a PCA pre-step", v.name)
+		}
+		*gram = ch
 	}
-	var t1, t2 mat.Dense // (ΦᵀΦ)⁻¹·Φᵀ, then (ΦᵀΦ)⁻²·Φᵀ
-	if err := ch.SolveTo(&t1, phi.T()); err != nil {
+	var pz, t0, u mat.Dense // Φᵀ·Z₀, then T₀ = (ΦᵀΦ)⁻¹·ΦᵀZ₀, then (ΦᵀΦ)⁻¹·T₀
+	pz.Mul(phi.T(), z0)
+	if err := (*gram).SolveTo(&t0, &pz); err != nil {
 		return nil, err
 	}
-	if err := ch.SolveTo(&t2, &t1); err != nil {
+	if err := (*gram).SolveTo(&u, &t0); err != nil {
 		return nil, err
 	}
-	var p mat.Dense
-	p.Mul(phi, &t2)
-	return &p, nil
+	var s mat.Dense
+	s.Mul(phi, &u)
+	return &s, nil
 }
 
 // run fits the initial graph only (iterate false) or the EM.

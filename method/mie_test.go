@@ -849,3 +849,42 @@ func TestVariationalRoundingFallConverges(t *testing.T) {
 		}
 	}
 }
+
+// The level shift's vectors S (shiftVectors, computed right to left without
+// the n×n map) satisfy the identity the safeguarded step rests on,
+// Φᵀ·S·Sᵀ·Φ = T₀·T₀ᵀ for Z₀ = Φ·T₀, against T₀ chosen directly.
+func TestShiftVectorsIdentity(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	n, p, k := 40, 7, 3
+	phi, t0 := mat.NewDense(n, p, nil), mat.NewDense(p, k, nil)
+	for i := 0; i < n; i++ {
+		for j := 0; j < p; j++ {
+			phi.Set(i, j, rng.NormFloat64())
+		}
+	}
+	for i := 0; i < p; i++ {
+		for j := 0; j < k; j++ {
+			t0.Set(i, j, rng.NormFloat64())
+		}
+	}
+	var z0 mat.Dense
+	z0.Mul(phi, t0)
+	v := &ve{name: "test", prep: &embed.Prepared{Phi: phi}}
+	var gram *mat.Cholesky
+	for pass := 0; pass < 2; pass++ { // the second reuses the factor
+		s, err := v.shiftVectors(&gram, &z0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ps, got, want mat.Dense
+		ps.Mul(phi.T(), s)
+		got.Mul(&ps, ps.T())
+		want.Mul(t0, t0.T())
+		if !mat.EqualApprox(&got, &want, 1e-10*mat.Norm(&want, math.Inf(1))) {
+			t.Fatalf("pass %d: ΦᵀSSᵀΦ =\n%v\nwant T₀T₀ᵀ =\n%v", pass, mat.Formatted(&got), mat.Formatted(&want))
+		}
+	}
+	if gram == nil {
+		t.Error("the Cholesky factor was not kept")
+	}
+}

@@ -65,17 +65,18 @@ func fitMemory(info method.Info, kv map[string]string, n, d int) int64 {
 // denseMatrices is the number of n×n matrices a method holds at its peak
 // besides the rows: AQMIDA's pairwise coefficients (2: 1.73 GB for a
 // whole fit on 10 000 MNIST rows), and the dense graphs of the
-// variational family (the weights, their Laplacian,
-// and in the EM the level-shift map and shift), in the input space and
+// variational family (the weights, their Laplacian, and in the EM the
+// products of a level-shift search), in the input space and
 // on Nyström features, set from the peaks of whole fits on MNIST rows
 // (docs/performance.md, Memory; the rest of fitMemory's estimate added):
 // at 3 000 rows MIE₀ 269 MB, BERE₀ 269, MIE 366 (10 dimensions), BERE
-// 677 (20 dimensions, with level-shift searches), and with 500 Nyström
-// landmarks kMIE₀ 275, kMIE 369 and kBERE 590 (10 dimensions); MIE 2.8 GB
+// 485 (20 dimensions, with level-shift searches), and with 500 Nyström
+// landmarks kMIE₀ 275, kMIE 369 and kBERE 513 (10 dimensions, with
+// level-shift searches); MIE 2.8 GB
 // at 10 000 rows (10 dimensions). At the full dimension the EM stops at
 // once and the EM members need what the initial ones do. Their exact
 // kernel forms are kernelCopies.
-var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 8, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 8, "aqmida": 2}
+var denseMatrices = map[string]int64{"mie0": 3, "bere0": 3, "mie": 4, "bere": 6, "kmie0": 3, "kbere0": 3, "kmie": 4, "kbere": 6, "aqmida": 2}
 
 // kernelCopies is the number of n×n matrices a kernel fit holds at its
 // peak (Gram matrix, centred copy, factor or eigen-solver workspace),

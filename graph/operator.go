@@ -49,44 +49,9 @@ type Dense struct{ M *mat.SymDense }
 // Size implements Operator.
 func (d Dense) Size() int { return d.M.SymmetricDim() }
 
-// Apply implements Operator. The product runs by blocks of denseRows
-// rows of M, each expanded from the stored triangle into full rows and
-// multiplied by gonum's cache-blocked, parallel Dgemm; mat.Mul of a
-// SymDense calls Dsymm, which is serial and unblocked (the dense M-step of
-// MIE on 10 000 MNIST rows, L·Φ with Φ 10 000×664: 48 s with Dsymm).
-// The expansion buffer holds denseRows·n numbers. Block boundaries depend
-// only on n: the result does not depend on GOMAXPROCS.
-func (d Dense) Apply(m *mat.Dense) *mat.Dense {
-	n := d.Size()
-	r, c := m.Dims()
-	if r != n {
-		panic(fmt.Sprintf("graph: dense operator of size %d applied to %d rows", n, r))
-	}
-	out := mat.NewDense(n, c, nil)
-	raw := d.M.RawSymmetric()
-	bs := min(n, denseRows)
-	buf := make([]float64, bs*n)
-	for lo := 0; lo < n; lo += bs {
-		hi := min(lo+bs, n)
-		rows := mat.NewDense(hi-lo, n, buf[:(hi-lo)*n])
-		// gonum stores the upper triangle: Mᵢⱼ for j ≥ i in row i, for
-		// j < i at (j, i), read a stored row segment at a time.
-		for i := lo; i < hi; i++ {
-			copy(rows.RawRowView(i - lo)[i:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
-		}
-		for j := 0; j < hi-1; j++ {
-			seg := raw.Data[j*raw.Stride : j*raw.Stride+n]
-			for i := max(lo, j+1); i < hi; i++ {
-				rows.RawRowView(i - lo)[j] = seg[i]
-			}
-		}
-		out.Slice(lo, hi, 0, c).(*mat.Dense).Mul(rows, m)
-	}
-	return out
-}
-
-// denseRows is the row block of Dense.Apply.
-const denseRows = 128
+// Apply implements Operator, by linalg.SymMul (row blocks and the
+// parallel Dgemm instead of gonum's serial Dsymm).
+func (d Dense) Apply(m *mat.Dense) *mat.Dense { return linalg.SymMul(d.M, m) }
 
 // Dense implements Operator.
 func (d Dense) Dense() *mat.SymDense { return d.M }

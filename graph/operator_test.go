@@ -11,60 +11,58 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Dense.Apply (row blocks expanded from the stored triangle, then Dgemm)
+// Dense.Apply (linalg.SymMul: row blocks expanded from the stored triangle, then Dgemm)
 // against the product written out from At, with sizes that leave a partial
 // block, whatever GOMAXPROCS is; the lower triangle of the storage, which
 // gonum ignores, holds NaN and must never be read.
 func TestDenseApply(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for _, n := range []int{1, 5, denseRows, denseRows + 1, 2*denseRows + 37} {
-		{
-			uplo := blas.Upper
-			data := make([]float64, n*n)
-			for i := range data {
-				data[i] = math.NaN() // the unused triangle must never be read
-			}
-			for i := 0; i < n; i++ {
-				for j := 0; j < n; j++ {
-					if j >= i {
-						data[i*n+j] = rng.NormFloat64()
-					}
+	const blockRows = 128 // linalg.SymMul's row block
+	for _, n := range []int{1, 5, blockRows, blockRows + 1, 2*blockRows + 37} {
+		data := make([]float64, n*n)
+		for i := range data {
+			data[i] = math.NaN() // the unused triangle must never be read
+		}
+		for i := 0; i < n; i++ {
+			for j := 0; j < n; j++ {
+				if j >= i {
+					data[i*n+j] = rng.NormFloat64()
 				}
 			}
-			var s mat.SymDense
-			s.SetRawSymmetric(blas64.Symmetric{N: n, Stride: n, Uplo: uplo, Data: data})
-			c := 3
-			if n > 2*denseRows {
-				c = 200 // enough work for gonum's Dgemm to run in parallel blocks
+		}
+		var s mat.SymDense
+		s.SetRawSymmetric(blas64.Symmetric{N: n, Stride: n, Uplo: blas.Upper, Data: data})
+		c := 3
+		if n > 2*blockRows {
+			c = 200 // enough work for gonum's Dgemm to run in parallel blocks
+		}
+		m := mat.NewDense(n, c, nil)
+		for i := 0; i < n; i++ {
+			for j := 0; j < c; j++ {
+				m.Set(i, j, rng.NormFloat64())
 			}
-			m := mat.NewDense(n, c, nil)
+		}
+		var first *mat.Dense
+		for _, procs := range []int{1, 3} {
+			prev := runtime.GOMAXPROCS(procs)
+			got := Dense{M: &s}.Apply(m)
+			runtime.GOMAXPROCS(prev)
 			for i := 0; i < n; i++ {
 				for j := 0; j < c; j++ {
-					m.Set(i, j, rng.NormFloat64())
-				}
-			}
-			var first *mat.Dense
-			for _, procs := range []int{1, 3} {
-				prev := runtime.GOMAXPROCS(procs)
-				got := Dense{M: &s}.Apply(m)
-				runtime.GOMAXPROCS(prev)
-				for i := 0; i < n; i++ {
-					for j := 0; j < c; j++ {
-						want, norm := 0.0, 0.0
-						for k := 0; k < n; k++ {
-							want += s.At(i, k) * m.At(k, j)
-							norm += math.Abs(s.At(i, k) * m.At(k, j))
-						}
-						if d := math.Abs(got.At(i, j) - want); !(d <= 1e-13*norm) {
-							t.Fatalf("n = %d, %v, GOMAXPROCS %d: (%d,%d) = %v, want %v", n, uplo, procs, i, j, got.At(i, j), want)
-						}
+					want, norm := 0.0, 0.0
+					for k := 0; k < n; k++ {
+						want += s.At(i, k) * m.At(k, j)
+						norm += math.Abs(s.At(i, k) * m.At(k, j))
+					}
+					if d := math.Abs(got.At(i, j) - want); !(d <= 1e-13*norm) {
+						t.Fatalf("n = %d, GOMAXPROCS %d: (%d,%d) = %v, want %v", n, procs, i, j, got.At(i, j), want)
 					}
 				}
-				if first == nil {
-					first = got
-				} else if !mat.Equal(first, got) {
-					t.Fatalf("n = %d, %v: the product depends on GOMAXPROCS", n, uplo)
-				}
+			}
+			if first == nil {
+				first = got
+			} else if !mat.Equal(first, got) {
+				t.Fatalf("n = %d: the product depends on GOMAXPROCS", n)
 			}
 		}
 	}

@@ -74,6 +74,48 @@ func (o SymDenseOp) MulBlockTo(dst, src *mat.Dense) {
 // SymDense implements Densifier.
 func (o SymDenseOp) SymDense() *mat.SymDense { return o.M }
 
+// SymMul returns A·M for a symmetric A stored as gonum stores it (the
+// upper triangle). The product runs by blocks of symMulRows rows of A,
+// each expanded from the stored triangle into full rows and multiplied by
+// gonum's cache-blocked, parallel Dgemm: mat.Mul of a SymDense calls
+// Dsymm, which is serial and unblocked (the dense M-step of MIE on 10 000
+// MNIST rows, L·Φ with Φ 10 000×664: 48 s with Dsymm, 22 s this way).
+// The expansion buffer holds symMulRows·n numbers. Block boundaries depend
+// only on n: the result does not depend on GOMAXPROCS. (SymDenseOp still
+// multiplies by Dsymm: moving it here changes the rounding of every
+// solver that applies one.)
+func SymMul(a *mat.SymDense, m *mat.Dense) *mat.Dense {
+	n := a.SymmetricDim()
+	r, c := m.Dims()
+	if r != n {
+		panic(fmt.Sprintf("linalg: symmetric matrix of order %d applied to %d rows", n, r))
+	}
+	out := mat.NewDense(n, c, nil)
+	raw := a.RawSymmetric()
+	bs := min(n, symMulRows)
+	buf := make([]float64, bs*n)
+	for lo := 0; lo < n; lo += bs {
+		hi := min(lo+bs, n)
+		rows := mat.NewDense(hi-lo, n, buf[:(hi-lo)*n])
+		// Aᵢⱼ for j ≥ i is in stored row i; for j < i at (j, i), read a
+		// stored row segment at a time.
+		for i := lo; i < hi; i++ {
+			copy(rows.RawRowView(i - lo)[i:], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
+		}
+		for j := 0; j < hi-1; j++ {
+			seg := raw.Data[j*raw.Stride : j*raw.Stride+n]
+			for i := max(lo, j+1); i < hi; i++ {
+				rows.RawRowView(i - lo)[j] = seg[i]
+			}
+		}
+		out.Slice(lo, hi, 0, c).(*mat.Dense).Mul(rows, m)
+	}
+	return out
+}
+
+// symMulRows is the row block of SymMul.
+const symMulRows = 128
+
 // GramOp is the operator XᵀX (p×p) of an n×p matrix X, applied as
 // Xᵀ·(X·V) without forming XᵀX: 4·n·p·m flops for an m-column block
 // instead of n·p² to form it.

@@ -162,6 +162,82 @@ func SweepAll(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense
 	return miss, nil
 }
 
+// SweepAt is SweepAll at the listed dimensions only: miss[i][j] is the
+// number of test rows cs[i] misclassifies on the first dims[j] columns.
+// dims must be ascending, distinct and within 1..the training columns.
+// Classifiers that sweep in one pass (NCC, k-NN) sweep to the largest
+// listed dimension and keep the listed ones, the counts SweepAll gives
+// there; the others (SVM) are fitted at the listed dimensions only, in
+// parallel, so a short list saves most of their fits.
+func SweepAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int) ([][]int, error) {
+	if len(dims) == 0 {
+		return nil, fmt.Errorf("classify: no dimensions to evaluate")
+	}
+	for j, k := range dims {
+		if k < 1 || (j > 0 && k <= dims[j-1]) {
+			return nil, fmt.Errorf("classify: dimensions %v: want ascending, distinct values ≥ 1", dims)
+		}
+	}
+	top := dims[len(dims)-1]
+	var one, many []int // positions in cs: one-pass sweepers, per-dimension fits
+	for i, c := range cs {
+		if c == nil {
+			return nil, fmt.Errorf("classify: classifier %d is nil", i+1)
+		}
+		if _, knn := c.(KNN); knn {
+			one = append(one, i)
+		} else if _, ok := c.(Sweeper); ok {
+			one = append(one, i)
+		} else {
+			many = append(many, i)
+		}
+	}
+	miss := make([][]int, len(cs))
+	if len(one) > 0 {
+		sub := make([]Classifier, len(one))
+		for j, i := range one {
+			sub[j] = cs[i]
+		}
+		all, err := SweepAll(sub, trainZ, ytrain, testZ, ytest, top)
+		if err != nil {
+			return nil, err
+		}
+		for j, i := range one {
+			miss[i] = make([]int, len(dims))
+			for t, k := range dims {
+				miss[i][t] = all[j][k-1]
+			}
+		}
+	}
+	if len(many) == 0 {
+		return miss, nil
+	}
+	if err := checkSweep(cs[many[0]].Name(), trainZ, ytrain, testZ, ytest, top); err != nil {
+		return nil, err
+	}
+	ntr, _ := trainZ.Dims()
+	nte, _ := testZ.Dims()
+	errs := make([]error, len(many)*len(dims))
+	for _, i := range many {
+		miss[i] = make([]int, len(dims))
+	}
+	// Each (classifier, dimension) fit is independent, so the counts do not
+	// depend on GOMAXPROCS.
+	par.Tasks(len(errs), func(u int) {
+		i, t := many[u/len(dims)], u%len(dims)
+		k := dims[t]
+		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
+		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
+		miss[i][t], errs[u] = Misclassified(cs[i], tr, ytrain, te, ytest)
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return miss, nil
+}
+
 // SweepErrors is SweepMisclassified divided by the number of test rows:
 // the error rate (a fraction) at each dimension 1..maxDim.
 func SweepErrors(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, maxDim int) ([]float64, error) {

@@ -292,6 +292,43 @@ func TestSweepAll(t *testing.T) {
 	}
 }
 
+// SweepAt gives, at each listed dimension, the per-dimension fit's count
+// for sweepers, a classifier without a sweep (plain) and an SVM, and
+// refuses an empty, unordered or too long list.
+func TestSweepAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(6, 7))
+	tr, ytr := dataset(rng, 60, 5, 3, true)
+	te, yte := dataset(rng, 30, 5, 3, true)
+	cs := []Classifier{KNN{K: 3}, NCC{}, plain{KNN{K: 2}}, SVM{Kernel: SVMLinear, C: 1}, KNN{K: 1}}
+	dims := []int{2, 3, 5}
+	got, err := SweepAt(cs, tr, ytr, te, yte, dims)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range cs {
+		all := perDim(t, c, tr, ytr, te, yte, 5)
+		want := []int{all[1], all[2], all[4]}
+		if !reflect.DeepEqual(got[i], want) {
+			t.Errorf("%s: SweepAt %v, per-dimension %v at %v", c.Name(), got[i], want, dims)
+		}
+	}
+	for _, tc := range []struct {
+		dims []int
+		want string
+	}{
+		{nil, "no dimensions"},
+		{[]int{3, 2}, "want ascending, distinct values ≥ 1"},
+		{[]int{0, 1}, "want ascending, distinct values ≥ 1"},
+		{[]int{2, 6}, "sweep to dimension 6, want 1..5"},
+	} {
+		for _, c := range []Classifier{NCC{}, SVM{Kernel: SVMLinear}} {
+			if _, err := SweepAt([]Classifier{c}, tr, ytr, te, yte, tc.dims); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s, dims %v: error %v, want one containing %q", c.Name(), tc.dims, err, tc.want)
+			}
+		}
+	}
+}
+
 func TestParse(t *testing.T) {
 	for in, want := range map[string]Classifier{
 		"ncc": NCC{}, " NCC ": NCC{}, "knn1": KNN{K: 1}, "knn3": KNN{K: 3},

@@ -136,9 +136,13 @@ type NestedFold struct {
 	Rows   int `json:"rows"`
 	// ErrorsByDim[k-1] is the number of outer test rows misclassified at
 	// dimension k by the fit with the chosen grid values (one element,
-	// at Dim, with Protocol.FullDim): Errors is ErrorsByDim[Dim-1], and
-	// the minimum of this curve is what the papers' figure picks.
+	// at Dim, with Protocol.FullDim; with Protocol.Dims, ErrorsByDim[i] is
+	// at Dims[i]): Errors is its entry at Dim, and the minimum of this
+	// curve is what the papers' figure picks.
 	ErrorsByDim []int `json:"errors_by_dim"`
+	// Dims lists the dimensions of ErrorsByDim when they are not 1..len
+	// (FullDim, Protocol.Dims); nil otherwise.
+	Dims []int `json:"dims,omitempty"`
 }
 
 // RunNested evaluates every method × classifier of p on ds by nested
@@ -159,7 +163,8 @@ type NestedFold struct {
 // (dimension, grid point) with the fewest inner errors summed over inner
 // folds; ties go to the smaller dimension, then the earlier grid point.
 // The candidate dimensions are 1..the fewest any of these fits produced
-// (capped by MaxDims). The method fitted on the whole outer training part
+// (capped by MaxDims), or with Protocol.Dims those listed that every fit
+// reached. The method fitted on the whole outer training part
 // with the chosen grid point (one fit per grid point, shared with the
 // min-over-dimensions figure) then scores the outer test rows at the
 // chosen dimension. With p.FullDim only the grid point is chosen.
@@ -261,14 +266,11 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 					}
 				}
 				out := unit(s, k, f.g)
-				fold := NestedFold{Split: sp.name, Repeat: sp.repeat, Dim: f.dim, Params: gr.values(f.g),
-					InnerErrors: f.miss, InnerRows: inner[s].rows, Errors: out.miss[c][f.dim-1], Rows: len(sp.test),
-					ErrorsByDim: slices.Clone(out.miss[c])}
+				fold := NestedFold{Split: sp.name, Repeat: sp.repeat, Dim: out.dim(f.pos), Params: gr.values(f.g),
+					InnerErrors: f.miss, InnerRows: inner[s].rows, Errors: out.miss[c][f.pos-1], Rows: len(sp.test),
+					ErrorsByDim: slices.Clone(out.miss[c]), Dims: slices.Clone(out.list)}
 				if o.ChooseClassifier {
 					fold.Classifier = p.Classifiers[c].Name()
-				}
-				if p.FullDim {
-					fold.Dim = out.at
 				}
 				res.Folds = append(res.Folds, fold)
 			}
@@ -282,11 +284,11 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 					for s := range splits {
 						outer[s] = *unit(s, k, g)
 					}
-					dims, err := commonDims(cands[first+g].Methods[0].Name, splits, func(s int) *unitResult { return &outer[s] })
+					dims, list, err := commonDims(&p, cands[first+g].Methods[0].Name, splits, func(s int) *unitResult { return &outer[s] })
 					if err != nil {
 						return nil, err
 					}
-					r := aggregate(&cands[first+g], splits, outer, 1, 0, c, dims, n)
+					r := aggregate(&cands[first+g], splits, outer, 1, 0, c, dims, list, n)
 					if firstPoint || r.MinError < res.MinOverDims.MinError-1e-12 ||
 						(r.MinError <= res.MinOverDims.MinError+1e-12 && r.BestDim < res.MinOverDims.BestDim) {
 						res.MinOverDims, res.MinParams = r, gr.values(g)
@@ -309,15 +311,16 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 }
 
 // choice is the (dimension, grid point) chosen on the inner folds and its
-// number of inner errors.
-type choice struct{ dim, g, miss int }
+// number of inner errors; pos is the dimension's 1-based position among
+// those evaluated (unitResult.dim).
+type choice struct{ pos, g, miss int }
 
 // chooseInner returns the (dimension, grid point) with the fewest inner
 // errors of classifier c summed over the k inner folds (unit(j, g) is the
 // result of grid point g on inner fold j): ties go to the smaller
 // dimension, then the earlier grid point. The dimensions of grid point g
-// are 1..the fewest any of its inner fits produced, and the outer fit's
-// (unit(k, g)).
+// are the first ones evaluated by every one of its inner fits and by the
+// outer fit (unit(k, g)): 1..the fewest, or a prefix of Protocol.Dims.
 func chooseInner(points, k, c int, unit func(j, g int) *unitResult) choice {
 	best := choice{miss: math.MaxInt}
 	for g := 0; g < points; g++ {
@@ -325,13 +328,16 @@ func chooseInner(points, k, c int, unit func(j, g int) *unitResult) choice {
 		for j := 0; j <= k; j++ {
 			dims = min(dims, unit(j, g).dims)
 		}
-		for dim := 1; dim <= dims; dim++ {
+		for pos := 1; pos <= dims; pos++ {
 			miss := 0
 			for j := 0; j < k; j++ {
-				miss += unit(j, g).miss[c][dim-1]
+				miss += unit(j, g).miss[c][pos-1]
 			}
-			if miss < best.miss || (miss == best.miss && dim < best.dim) {
-				best = choice{dim: dim, g: g, miss: miss}
+			// The same position is the same dimension on every fit and
+			// grid point (each list is a prefix of the same one) except
+			// with FullDim, where each grid point has one.
+			if miss < best.miss || (miss == best.miss && pos < best.pos) {
+				best = choice{pos: pos, g: g, miss: miss}
 			}
 		}
 	}

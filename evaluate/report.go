@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -34,20 +35,45 @@ type Result struct {
 	MinError float64 `json:"min_error"`
 	// BestDim is the smallest dimension (1-based) where MinError is reached.
 	BestDim int `json:"best_dim"`
-	// ErrorsByDim[k-1] is the error (a fraction) with k dimensions.
+	// ErrorsByDim[k-1] is the error (a fraction) with k dimensions; with
+	// Dims set, ErrorsByDim[i] is the error at Dims[i].
 	ErrorsByDim []float64 `json:"errors_by_dim"`
-	// StdByDim[k-1] is the standard deviation of the error over repeats at
-	// k dimensions; nil unless the protocol has more than one repeat.
+	// StdByDim is the standard deviation of the error over repeats, indexed
+	// as ErrorsByDim; nil unless the protocol has more than one repeat.
 	StdByDim []float64 `json:"std_by_dim,omitempty"`
+	// Dims lists the dimensions of ErrorsByDim when they are not 1..len:
+	// those of Protocol.Dims the method reached, or with FullDim its one
+	// full dimension. nil means ErrorsByDim[k-1] is at dimension k.
+	Dims []int `json:"dims,omitempty"`
+}
+
+// Dim returns the dimension of ErrorsByDim[i].
+func (r *Result) Dim(i int) int {
+	if r.Dims != nil {
+		return r.Dims[i]
+	}
+	return i + 1
+}
+
+// index returns the position of dimension k in ErrorsByDim, or −1.
+func (r *Result) index(k int) int {
+	if r.Dims != nil {
+		return slices.Index(r.Dims, k)
+	}
+	if k < 1 || k > len(r.ErrorsByDim) {
+		return -1
+	}
+	return k - 1
 }
 
 // StdAtBest returns the standard deviation at BestDim, and false when the
 // result has none.
 func (r *Result) StdAtBest() (float64, bool) {
-	if len(r.StdByDim) < r.BestDim || r.BestDim < 1 {
+	i := r.index(r.BestDim)
+	if i < 0 || i >= len(r.StdByDim) {
 		return 0, false
 	}
-	return r.StdByDim[r.BestDim-1], true
+	return r.StdByDim[i], true
 }
 
 // Formats lists the names Write accepts.
@@ -100,7 +126,11 @@ func (r *Report) summaryRows() ([]string, [][]string) {
 			}
 			row = append(row, s)
 		}
-		row = append(row, strconv.Itoa(res.BestDim), strconv.Itoa(len(res.ErrorsByDim)))
+		dims := strconv.Itoa(len(res.ErrorsByDim))
+		if res.Dims != nil {
+			dims = DimsText(res.Dims)
+		}
+		row = append(row, strconv.Itoa(res.BestDim), dims)
 		rows = append(rows, row)
 	}
 	return head, rows
@@ -120,7 +150,8 @@ func reportTitle(dataset string, n, d, classes int, protocol string) string {
 
 // WriteText writes a one-line header and an aligned table of the minimum
 // error (percent), its standard deviation when repeated, the best dimension
-// and the number of dimensions evaluated.
+// and the dimensions evaluated (their number, or their list when they are
+// not 1..D).
 func WriteText(w io.Writer, r *Report) error {
 	head, rows := r.summaryRows()
 	return writeTextTable(w, r.title(), head, rows)
@@ -193,7 +224,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 	}
 	for _, res := range r.Results {
 		for k, e := range res.ErrorsByDim {
-			row := []string{r.Dataset, res.Method, res.Classifier, strconv.Itoa(k + 1), strconv.FormatFloat(e, 'g', -1, 64)}
+			row := []string{r.Dataset, res.Method, res.Classifier, strconv.Itoa(res.Dim(k)), strconv.FormatFloat(e, 'g', -1, 64)}
 			if std {
 				s := ""
 				if k < len(res.StdByDim) {

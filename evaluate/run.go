@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -79,6 +80,18 @@ type Protocol struct {
 	// dimension (SVM), where the sweep would cost D fits. Results then hold
 	// one error, ErrorsByDim[0], at dimension Result.BestDim.
 	FullDim bool
+	// Dims, when set, lists the output dimensions to evaluate (ascending,
+	// distinct, each ≥ 1) instead of every k = 1..MaxDims. Each method is
+	// fitted with the largest listed dimension and scored at the listed
+	// ones only; a method that refits per dimension is fitted once per
+	// listed k, so a short list makes its sweep affordable (one MIE fit on
+	// 10 000 rows takes minutes). Classifiers that sweep in one pass (NCC,
+	// k-NN) give the counts of the full sweep at those dimensions; SVMs
+	// are fitted at them only. Listed dimensions above what a method
+	// produces are dropped for that method (an error when none is left).
+	// Results carry the list in Result.Dims. Dims excludes MaxDims and
+	// FullDim.
+	Dims []int
 
 	// Workers is the number of splits×methods evaluated concurrently; 0
 	// means runtime.GOMAXPROCS(0). Methods, classifiers and their fitted
@@ -127,6 +140,9 @@ func (p *Protocol) Describe() string {
 	if p.FullDim {
 		s += ", each method at its full dimension only"
 	}
+	if len(p.Dims) > 0 {
+		s += ", dimensions " + DimsText(p.Dims)
+	}
 	return s
 }
 
@@ -165,6 +181,15 @@ func (p *Protocol) validate() (preprocess.Pipeline, error) {
 		return nil, fmt.Errorf("evaluate: Unlabeled = %v, want a fraction in [0, 1)", p.Unlabeled)
 	case p.Workers < 0:
 		return nil, fmt.Errorf("evaluate: Workers = %d, want ≥ 1 (or 0 for GOMAXPROCS)", p.Workers)
+	case len(p.Dims) > 0 && p.MaxDims > 0:
+		return nil, fmt.Errorf("evaluate: both Dims (%s) and MaxDims (%d) are set; give the list or the cap", DimsText(p.Dims), p.MaxDims)
+	case len(p.Dims) > 0 && p.FullDim:
+		return nil, fmt.Errorf("evaluate: both Dims (%s) and FullDim are set; FullDim evaluates one dimension per method", DimsText(p.Dims))
+	}
+	for i, k := range p.Dims {
+		if k < 1 || (i > 0 && k <= p.Dims[i-1]) {
+			return nil, fmt.Errorf("evaluate: Dims = %s: want ascending, distinct dimensions ≥ 1 (entry %d is %d)", DimsText(p.Dims), i+1, k)
+		}
 	}
 	pre, err := preprocess.Parse(p.Preprocess)
 	if err != nil {
@@ -241,10 +266,18 @@ type prepared struct {
 
 // unitResult is the outcome of one (split, method) unit.
 type unitResult struct {
-	dims int     // dimensions evaluated on this split (1 with FullDim)
-	at   int     // with FullDim: the dimension evaluated
-	miss [][]int // per classifier, misclassified test rows at dims 1..dims
+	dims int     // number of dimensions evaluated on this split (1 with FullDim)
+	list []int   // the dimensions evaluated (FullDim, Protocol.Dims); nil: 1..dims
+	miss [][]int // per classifier, misclassified test rows at each evaluated dimension
 	err  error
+}
+
+// dim returns the pos-th (1-based) dimension the unit evaluated.
+func (u *unitResult) dim(pos int) int {
+	if u.list != nil {
+		return u.list[pos-1]
+	}
+	return pos
 }
 
 // Run evaluates every method × classifier of p on ds and returns one Result
@@ -297,12 +330,12 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 
 	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
 	for m := 0; m < nm; m++ {
-		dims, err := commonDims(p.Methods[m].Name, splits, func(s int) *unitResult { return &results[s*nm+m] })
+		dims, list, err := commonDims(&p, p.Methods[m].Name, splits, func(s int) *unitResult { return &results[s*nm+m] })
 		if err != nil {
 			return nil, err
 		}
 		for c := 0; c < nc; c++ {
-			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, n))
+			rep.Results = append(rep.Results, aggregate(&p, splits, results, nm, m, c, dims, list, n))
 		}
 	}
 	return rep, nil
@@ -454,19 +487,25 @@ func forEachUnit(ctx context.Context, workers, total int, progress func(done, to
 	wg.Wait()
 }
 
-// commonDims returns the fewest dimensions a method (name) was evaluated
-// at over the splits (unit(s): its result on split s), and an error when
-// FullDim evaluated it at different dimensions on two splits.
-func commonDims(name string, splits []split, unit func(s int) *unitResult) (int, error) {
+// commonDims returns the number of dimensions a method (name) was
+// evaluated at on every split (unit(s): its result on split s) and their
+// list (nil: 1..dims): the fewest of any split, for the lists of
+// Protocol.Dims the shortest (each is a prefix of Dims). It is an error
+// when FullDim evaluated the method at different dimensions on two splits.
+func commonDims(p *Protocol, name string, splits []split, unit func(s int) *unitResult) (int, []int, error) {
 	dims := math.MaxInt
+	var list []int
 	for s := range splits {
-		dims = min(dims, unit(s).dims)
-		if at := unit(s).at; at != unit(0).at {
-			return 0, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
-				name, unit(0).at, splits[0].name, at, splits[s].name)
+		u := unit(s)
+		if u.dims < dims {
+			dims, list = u.dims, u.list
+		}
+		if p.FullDim && u.list[0] != unit(0).list[0] {
+			return 0, nil, fmt.Errorf("evaluate: method %q has %d dimensions on %s but %d on %s; FullDim needs the same on every split",
+				name, unit(0).list[0], splits[0].name, u.list[0], splits[s].name)
 		}
 	}
-	return dims, nil
+	return dims, list, nil
 }
 
 // prepare fits the preprocessing on a split's training rows and applies it
@@ -512,8 +551,12 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	model, err := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, p.MaxDims)
-	if err != nil && p.MaxDims > 0 && ctx.Err() == nil {
+	fitDims := p.MaxDims
+	if len(p.Dims) > 0 {
+		fitDims = p.Dims[len(p.Dims)-1]
+	}
+	model, err := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, fitDims)
+	if err != nil && fitDims > 0 && ctx.Err() == nil {
 		if m2, err2 := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, 0); err2 == nil {
 			model, err = m2, nil
 		}
@@ -525,42 +568,61 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 		return fail("fit returned no model")
 	}
 	dims := model.Dims()
-	if p.MaxDims > 0 {
-		dims = min(dims, p.MaxDims)
+	if fitDims > 0 {
+		dims = min(dims, fitDims)
 	}
 	if dims < 1 {
 		return fail("the model has %d output dimensions", model.Dims())
 	}
-	var miss [][]int
-	at := 0
+	// list: the dimensions evaluated when they are not 1..dims.
+	var list []int
 	switch {
 	case p.FullDim:
-		at = dims
-		miss, err = missAt(p.Classifiers, model, pr, dims)
-		dims = 1
-	case method.RefitsPerDimension(nm.Method):
-		var step func(done int)
-		if p.Step != nil {
-			step = func(done int) {
-				p.Step(fmt.Sprintf("%s, %s: %d/%d fits of the dimension sweep", nm.Name, where, done, dims))
+		list = []int{dims}
+	case len(p.Dims) > 0:
+		for _, k := range p.Dims {
+			if k <= dims {
+				list = append(list, k)
 			}
 		}
-		miss, err = missPerDimension(ctx, nm.Method, p.Classifiers, model, pr, dims, step)
+		if len(list) == 0 {
+			return fail("the model has %d output dimensions, fewer than the smallest listed (%s)", dims, DimsText(p.Dims))
+		}
+	}
+	ks := list
+	if ks == nil {
+		ks = make([]int, dims)
+		for k := range ks {
+			ks[k] = k + 1
+		}
+	}
+	var miss [][]int
+	switch {
+	case p.FullDim:
+		miss, err = missAt(p.Classifiers, model, pr, dims)
+	case method.RefitsPerDimension(nm.Method):
+		var step func(done, total int)
+		if p.Step != nil {
+			step = func(done, total int) {
+				p.Step(fmt.Sprintf("%s, %s: %d/%d fits of the dimension sweep", nm.Name, where, done, total))
+			}
+		}
+		miss, err = missPerDimension(ctx, nm.Method, p.Classifiers, model, pr, ks, step)
 	default:
 		var e *embedded
 		if e, err = embedSplit(model, pr, dims); err == nil {
-			miss, err = classify.SweepAll(p.Classifiers, e.train, e.ytrain, e.test, pr.ytest, dims)
+			miss, err = classify.SweepAt(p.Classifiers, e.train, e.ytrain, e.test, pr.ytest, ks)
 		}
 	}
 	if err != nil {
 		return fail("%v", err)
 	}
 	for c, m := range miss {
-		if len(m) != dims {
-			return fail("classifier %s returned %d error counts for %d dimensions", p.Classifiers[c].Name(), len(m), dims)
+		if len(m) != len(ks) {
+			return fail("classifier %s returned %d error counts for %d dimensions", p.Classifiers[c].Name(), len(m), len(ks))
 		}
 	}
-	return unitResult{dims: dims, at: at, miss: miss}
+	return unitResult{dims: len(ks), list: list, miss: miss}
 }
 
 // embedded is a split's embedding: the training rows the classifiers
@@ -636,25 +698,31 @@ func missAt(cs []classify.Classifier, model method.Model, pr *prepared, dims int
 	return miss, nil
 }
 
-// missPerDimension is the sweep over k = 1..dims for a method that
-// refits per dimension (method.RefitsPerDimension): the method is fitted
-// with k dimensions for every k < dims (model is its fit with dims) and
-// each classifier scored on that fit's k columns. step, when not nil, is
-// told the number of the sweep's fits done (model's included) after each.
-func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classifier, model method.Model, pr *prepared, dims int, step func(done int)) ([][]int, error) {
+// missPerDimension is the sweep over the dimensions ks (ascending) for a
+// method that refits per dimension (method.RefitsPerDimension): the
+// method is fitted with k dimensions for every listed k other than
+// model's own (model is its fit with the most) and each classifier scored
+// on that fit's k columns. step, when not nil, is told the number of the
+// sweep's fits done (model's included) and their total after each.
+func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classifier, model method.Model, pr *prepared, ks []int, step func(done, total int)) ([][]int, error) {
 	miss := make([][]int, len(cs))
-	if step != nil {
-		step(1)
+	total := len(ks)
+	if !slices.Contains(ks, model.Dims()) {
+		total++
 	}
-	for k := 1; k <= dims; k++ {
+	done := 1
+	if step != nil {
+		step(done, total)
+	}
+	for _, k := range ks {
 		mk := model
-		if k < dims {
+		if k != model.Dims() {
 			var err error
 			if mk, err = method.FitContext(ctx, m, pr.trainX, pr.ymethod, k); err != nil {
 				return nil, fmt.Errorf("fit with %d dimensions: %v", k, err)
 			}
-			if step != nil {
-				step(k + 1)
+			if done++; step != nil {
+				step(done, total)
 			}
 		}
 		at, err := missAt(cs, mk, pr, k)
@@ -669,8 +737,9 @@ func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classi
 }
 
 // aggregate turns per-split misclassification counts into the Result of
-// method m and classifier c over dimensions 1..dims.
-func aggregate(p *Protocol, splits []split, results []unitResult, nm, m, c, dims, n int) Result {
+// method m and classifier c over dims evaluated dimensions: 1..dims, or
+// list when not nil.
+func aggregate(p *Protocol, splits []split, results []unitResult, nm, m, c, dims int, list []int, n int) Result {
 	reps := max(p.Repeats, 1)
 	// perRep[r][k]: error rate of repeat r at dimension k+1.
 	perRep := make([][]float64, reps)
@@ -725,8 +794,9 @@ func aggregate(p *Protocol, splits []split, results []unitResult, nm, m, c, dims
 		}
 	}
 	res.MinError, res.BestDim = best(res.ErrorsByDim)
-	if p.FullDim {
-		res.BestDim = results[m].at // the first split's; Run checks they agree
+	if list != nil {
+		res.Dims = slices.Clone(list[:dims])
+		res.BestDim = list[res.BestDim-1]
 	}
 	return res
 }

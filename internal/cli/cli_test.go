@@ -104,6 +104,51 @@ func TestEvalJSONShape(t *testing.T) {
 	}
 }
 
+// eval --dims scores the listed dimensions only, with the full sweep's
+// numbers there (CSV, same seed), and lists them in the JSON and the
+// plan line; it refuses --max-dims beside it and a malformed list.
+func TestEvalDimsList(t *testing.T) {
+	st, full, errs := run(t, "eval", "-i", "builtin:wine", "-m", "pca,mie", "-c", "ncc,svm-linear", "--cv", "3", "--max-dims", "6", "--format", "csv", "--quiet")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	st, listed, errs := run(t, "eval", "-i", "builtin:wine", "-m", "pca,mie", "-c", "ncc,svm-linear", "--cv", "3", "--dims", "2,6,4", "--format", "csv")
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	if !strings.Contains(errs, "mie is fitted once per dimension swept: each of its fits counted here is up to 3 (--dims 2,4,6)") {
+		t.Errorf("plan line lacks the list:\n%s", errs)
+	}
+	var want []string
+	for _, l := range strings.Split(strings.TrimSpace(full), "\n")[1:] {
+		f := strings.Split(l, ",")
+		if f[3] == "2" || f[3] == "4" || f[3] == "6" {
+			want = append(want, l)
+		}
+	}
+	if got := strings.Split(strings.TrimSpace(listed), "\n")[1:]; strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != 12 {
+		t.Errorf("--dims 2,6,4 rows:\n%s\nwant the full sweep's rows at 2, 4, 6:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	st, js, errs := run(t, "eval", "-i", "builtin:wine", "-m", "lda", "-c", "ncc", "--cv", "3", "--dims", "1-3", "--format", "json", "--quiet")
+	var rep struct{ Results []struct{ Dims []int } }
+	if err := json.Unmarshal([]byte(js), &rep); st != 0 || err != nil || len(rep.Results) != 1 || fmt.Sprint(rep.Results[0].Dims) != "[1 2]" {
+		t.Errorf("lda --dims 1-3 (2 dimensions exist): status %d, %s, %v; want dims [1 2] in\n%s", st, errs, err, js)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--dims", "2", "--max-dims", "5"}, "--dims and --max-dims exclude each other"},
+		{[]string{"--dims", "0,2"}, `--dims: dimensions "0,2": entry "0": dimensions start at 1`},
+		{[]string{"--dims", "a"}, "is not an integer"},
+	} {
+		st, _, errs := run(t, append([]string{"eval", "-i", "builtin:wine", "-m", "pca"}, tc.args...)...)
+		if st != 2 || !strings.Contains(errs, tc.want) {
+			t.Errorf("%v: status %d, %q; want usage error containing %q", tc.args, st, errs, tc.want)
+		}
+	}
+}
+
 // eval with the SVMs of seed 000 (parameters after a colon, in a comma
 // list): one result per classifier, named in the canonical form, every
 // dimension scored.

@@ -22,6 +22,7 @@ func runEval(e *env, args []string) error {
 	seed := fs.Uint64("seed", 0, "seed of every random choice")
 	scale := fs.String("scale", defaultScale, "preprocessing fitted on each training split: none, minmax, zscore, unit, pca:0.99, or a comma list (e.g. unit,pca:0.99)")
 	maxDims := fs.Int("max-dims", defaultEvalDims, "evaluate dimensions 1..max-dims (0: all the method gives — n−1 for kernel PCA, which needs every eigenpair)")
+	dimList := fs.String("dims", "", "evaluate only these dimensions, e.g. 2,5,10 or 1-10,20,50 (instead of --max-dims): methods that refit per dimension (MIE, BERE, MKL-SR) are fitted once per listed dimension, SVMs trained at the listed ones only")
 	format := fs.String("format", "text", "output: text, csv, json or markdown")
 	subsample := fs.Int("subsample", 0, "evaluate on this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
@@ -51,6 +52,17 @@ func runEval(e *env, args []string) error {
 		return usagef("--format %q: want one of %s", *format, strings.Join(evaluate.Formats, ", "))
 	}
 	proto := evaluate.Protocol{Preprocess: *scale, Folds: *cv, PerClass: *nu, Repeats: *repeats, Seed: *seed, MaxDims: *maxDims}
+	if flagGiven(fs, "dims") {
+		if flagGiven(fs, "max-dims") {
+			return usagef("--dims and --max-dims exclude each other: the list names every dimension evaluated")
+		}
+		dims, err := evaluate.ParseDims(*dimList)
+		if err != nil {
+			return usagef("--dims: %v", err)
+		}
+		proto.Dims = dims
+		proto.MaxDims = 0
+	}
 	names := splitList(*methods)
 	if len(names) == 0 {
 		return usagef("-m: no method given")

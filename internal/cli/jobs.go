@@ -195,7 +195,10 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 	}
 	if len(refit) > 0 {
 		sweep := "every dimension"
-		if p.MaxDims > 0 {
+		switch {
+		case len(p.Dims) > 0:
+			sweep = fmt.Sprintf("up to %d (--dims %s)", len(p.Dims), evaluate.DimsText(p.Dims))
+		case p.MaxDims > 0:
 			sweep = fmt.Sprintf("up to %d", p.MaxDims)
 		}
 		verb, its := "is", "its"

@@ -1,0 +1,240 @@
+package evaluate
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/dimred/dimred/classify"
+)
+
+func TestParseDims(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want []int
+		text string
+	}{
+		{"5", []int{5}, "5"},
+		{"2,5,10", []int{2, 5, 10}, "2,5,10"},
+		{"10, 2 ,5", []int{2, 5, 10}, "2,5,10"},
+		{"1-4,10,20", []int{1, 2, 3, 4, 10, 20}, "1-4,10,20"},
+		{"3-5,4-6,1", []int{1, 3, 4, 5, 6}, "1,3-6"},
+		{"7-8", []int{7, 8}, "7,8"},
+	} {
+		got, err := ParseDims(tc.in)
+		if err != nil {
+			t.Errorf("ParseDims(%q): %v", tc.in, err)
+			continue
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("ParseDims(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+		if s := DimsText(got); s != tc.text {
+			t.Errorf("DimsText(%v) = %q, want %q", got, s, tc.text)
+		}
+		if back, err := ParseDims(DimsText(got)); err != nil || !slices.Equal(back, got) {
+			t.Errorf("ParseDims(DimsText(%v)) = %v, %v", got, back, err)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		{"", "empty entry"},
+		{"2,,5", "empty entry"},
+		{"0,3", `entry "0": dimensions start at 1`},
+		{"-3", "not an integer"},
+		{"two", `entry "two" is not an integer`},
+		{"5-2", `range "5-2" ends before it starts`},
+		{"1.5", "not an integer"},
+		{"1-2000000", "more than a million"},
+	} {
+		if _, err := ParseDims(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("ParseDims(%q): error %v, want one containing %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// A list of dimensions gives, at each listed dimension, exactly the
+// errors (and spreads over repeats) of the full sweep 1..D: for a method
+// fitted once (first columns) and for one that refits per dimension
+// (last columns), with classifiers that sweep in one pass and an SVM that
+// is fitted per dimension. The refitting method is fitted once per listed
+// dimension and split, not D times, and Step counts those fits.
+func TestRunDimsList(t *testing.T) {
+	ds := randomData(rand.New(rand.NewPCG(3, 8)), 90, 8, 3)
+	svm, err := classify.Parse("svm-linear")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl := append(classifiers(), svm)
+	var fits atomic.Int64
+	ms := []NamedMethod{{"first", firstCols{}}, {"last", lastCols{&fits}}}
+	base := Protocol{Methods: ms, Classifiers: cl, Folds: 4, Repeats: 2, Seed: 5}
+	fullP := base
+	fullP.MaxDims = 8
+	full, err := Run(ds, fullP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := []int{1, 3, 4, 7}
+	fits.Store(0)
+	var mu sync.Mutex
+	steps := map[string]int{}
+	listP := base
+	listP.Dims = list
+	listP.Workers = 3
+	listP.Step = func(msg string) { mu.Lock(); steps[msg]++; mu.Unlock() }
+	got, err := Run(ds, listP)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, want := fits.Load(), int64(2*4*len(list)); n != want {
+		t.Errorf("the refitting method was fitted %d times, want %d (one per listed dimension and split)", n, want)
+	}
+	for f := 1; f <= 4; f++ {
+		for k := 1; k <= len(list); k++ {
+			if msg := fmt.Sprintf("last, repeat 2, fold %d of 4: %d/%d fits of the dimension sweep", f, k, len(list)); steps[msg] != 1 {
+				t.Errorf("step line %q seen %d times, want once", msg, steps[msg])
+			}
+		}
+	}
+	for i := range got.Results {
+		g, w := &got.Results[i], &full.Results[i]
+		if !slices.Equal(g.Dims, list) {
+			t.Errorf("%s/%s: Dims %v, want %v", g.Method, g.Classifier, g.Dims, list)
+		}
+		for j, k := range list {
+			if g.Dim(j) != k || g.ErrorsByDim[j] != w.ErrorsByDim[k-1] || g.StdByDim[j] != w.StdByDim[k-1] {
+				t.Errorf("%s/%s at %d dimensions: error %v ± %v, want %v ± %v (the full sweep's)",
+					g.Method, g.Classifier, k, g.ErrorsByDim[j], g.StdByDim[j], w.ErrorsByDim[k-1], w.StdByDim[k-1])
+			}
+		}
+		// The best listed dimension: the smallest with the least error.
+		bi := 0
+		for j := range list {
+			if w.ErrorsByDim[list[j]-1] < w.ErrorsByDim[list[bi]-1]-1e-12 {
+				bi = j
+			}
+		}
+		if g.BestDim != list[bi] || g.MinError != w.ErrorsByDim[list[bi]-1] {
+			t.Errorf("%s/%s: best %v at %d, want %v at %d", g.Method, g.Classifier, g.MinError, g.BestDim, w.ErrorsByDim[list[bi]-1], list[bi])
+		}
+		if s, ok := g.StdAtBest(); !ok || s != w.StdByDim[list[bi]-1] {
+			t.Errorf("%s/%s: StdAtBest %v, %v; want %v", g.Method, g.Classifier, s, ok, w.StdByDim[list[bi]-1])
+		}
+	}
+	// The refitting method is told apart from the first-columns one.
+	if slices.Equal(got.Results[1].ErrorsByDim, got.Results[len(cl)+1].ErrorsByDim) {
+		t.Error("first and last columns give the same errors: the test cannot tell a refit from a prefix")
+	}
+	// Output: the listed dimensions in the text and CSV forms.
+	var text, csv bytes.Buffer
+	if err := WriteText(&text, got); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteCSV(&csv, got); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "1,3,4,7") || !strings.Contains(text.String(), "dimensions 1,3,4,7") {
+		t.Errorf("text output does not show the list:\n%s", text.String())
+	}
+	lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
+	if len(lines) != 1+len(got.Results)*len(list) || !strings.HasPrefix(lines[2], "random,first,ncc,3,") {
+		t.Errorf("CSV: %d lines, second row %q; want %d lines, the listed dimensions", len(lines), lines[2], 1+len(got.Results)*len(list))
+	}
+}
+
+// A listed dimension above what a method produces is dropped for that
+// method; none left is an error naming the method; Dims with MaxDims or
+// FullDim, or out of order, is refused.
+func TestRunDimsListLimits(t *testing.T) {
+	ds := handData()
+	nc := []classify.Classifier{classify.NCC{}}
+	rep, err := Run(ds, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 2}}, {"raw", firstCols{}}}, Classifiers: nc, Dims: []int{1, 2, 3, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := rep.Results[0].Dims, rep.Results[1].Dims; !slices.Equal(a, []int{1, 2}) || !slices.Equal(b, []int{1, 2, 3}) {
+		t.Errorf("Dims 1,2,3,5: evaluated %v and %v, want [1 2] and [1 2 3]", a, b)
+	}
+	// handData: 1/21 wrong at dimension 1, none at 2 and 3.
+	if r := rep.Results[1]; r.BestDim != 2 || r.MinError != 0 || r.ErrorsByDim[0] != 1.0/21 {
+		t.Errorf("raw: errors %v, best %d; want 1/21 at 1 and 0 from 2", r.ErrorsByDim, r.BestDim)
+	}
+	_, err = Run(ds, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 2}}}, Classifiers: nc, Dims: []int{3, 5}})
+	if err == nil || !strings.Contains(err.Error(), `method "capped"`) || !strings.Contains(err.Error(), "fewer than the smallest listed (3,5)") {
+		t.Errorf("no listed dimension reachable: error %v", err)
+	}
+	for _, tc := range []struct {
+		p    Protocol
+		want string
+	}{
+		{Protocol{Dims: []int{2, 4}, MaxDims: 3}, "both Dims (2,4) and MaxDims (3)"},
+		{Protocol{Dims: []int{2}, FullDim: true}, "both Dims (2) and FullDim"},
+		{Protocol{Dims: []int{4, 2}}, "want ascending, distinct dimensions ≥ 1 (entry 2 is 2)"},
+		{Protocol{Dims: []int{0}}, "entry 1 is 0"},
+	} {
+		tc.p.Methods, tc.p.Classifiers = []NamedMethod{{"raw", firstCols{}}}, nc
+		if _, err := Run(ds, tc.p); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Dims %v: error %v, want one containing %q", tc.p.Dims, err, tc.want)
+		}
+	}
+}
+
+// Nested CV over a list chooses among the listed dimensions only: with
+// two, each fold's choice is the one of the two single-dimension runs
+// with fewer inner errors (ties to the smaller), with those inner and
+// outer counts; over 1..D it equals the MaxDims run.
+func TestNestedDimsList(t *testing.T) {
+	ds := randomData(rand.New(rand.NewPCG(11, 2)), 120, 6, 3)
+	run := func(dims []int, maxDims int) *NestedReport {
+		t.Helper()
+		rep, err := RunNested(ds, Protocol{Methods: []NamedMethod{{"last", lastCols{new(atomic.Int64)}}, {"first", firstCols{}}},
+			Classifiers: []classify.Classifier{classify.KNN{K: 3}}, Folds: 5, Seed: 2, Dims: dims, MaxDims: maxDims},
+			NestedOptions{InnerFolds: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	a, b := run([]int{2}, 0), run([]int{5}, 0)
+	both := run([]int{2, 5}, 0)
+	for m := range both.Results {
+		for f, fold := range both.Results[m].Folds {
+			fa, fb := a.Results[m].Folds[f], b.Results[m].Folds[f]
+			if fa.Dim != 2 || fb.Dim != 5 {
+				t.Fatalf("single-dimension runs chose %d and %d", fa.Dim, fb.Dim)
+			}
+			want := fa
+			if fb.InnerErrors < fa.InnerErrors {
+				want = fb
+			}
+			if fold.Dim != want.Dim || fold.InnerErrors != want.InnerErrors || fold.Errors != want.Errors {
+				t.Errorf("%s, %s: chose %d (inner %d, outer %d), want %d (inner %d, outer %d)",
+					both.Results[m].Method, fold.Split, fold.Dim, fold.InnerErrors, fold.Errors, want.Dim, want.InnerErrors, want.Errors)
+			}
+			if !slices.Equal(fold.Dims, []int{2, 5}) || fold.ErrorsByDim[slices.Index(fold.Dims, fold.Dim)] != fold.Errors {
+				t.Errorf("%s: fold curve %v at %v, outer errors %d at %d", fold.Split, fold.ErrorsByDim, fold.Dims, fold.Errors, fold.Dim)
+			}
+		}
+		if r := both.Results[m].MinOverDims; !slices.Equal(r.Dims, []int{2, 5}) || (r.BestDim != 2 && r.BestDim != 5) {
+			t.Errorf("min over dims %v at %d over %v", r.MinError, r.BestDim, r.Dims)
+		}
+	}
+	// Over every dimension the list and the cap agree, field for field but
+	// for the list itself.
+	listed, capped := run([]int{1, 2, 3, 4, 5, 6}, 0), run(nil, 6)
+	for m := range listed.Results {
+		l, c := listed.Results[m], capped.Results[m]
+		l.MinOverDims.Dims = nil
+		for f := range l.Folds {
+			l.Folds[f].Dims = nil
+		}
+		if fmt.Sprint(l) != fmt.Sprint(c) {
+			t.Errorf("%s: Dims 1-6 gives\n%v\nMaxDims 6 gives\n%v", l.Method, l, c)
+		}
+	}
+}

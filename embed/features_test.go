@@ -39,7 +39,7 @@ func TestPreparedFeatures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f, err := prep.Features(0)
+		f, err := prep.Features(context.Background(), 0)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,6 +1,7 @@
 package embed
 
 import (
+	"context"
 	"errors"
 	"math"
 
@@ -14,7 +15,7 @@ import (
 // linear representation Φ — the directions v with Φ·v ≠ 0 — from the
 // eigen-decomposition of ΦᵀΦ (p ≤ n) or ΦΦᵀ (p > n: v = Φᵀu/√λ).
 // Directions with eigenvalue at most tol times the largest are null.
-func rowSpace(phi *mat.Dense, tol float64) (*mat.Dense, error) {
+func rowSpace(ctx context.Context, phi *mat.Dense, tol float64) (*mat.Dense, error) {
 	n, p := phi.Dims()
 	var vals []float64
 	var q *mat.Dense
@@ -22,12 +23,12 @@ func rowSpace(phi *mat.Dense, tol float64) (*mat.Dense, error) {
 	if p <= n {
 		var s mat.Dense
 		s.Mul(phi.T(), phi)
-		vals, q, err = linalg.SymEig(linalg.Symmetrize(&s), 0, linalg.Largest)
+		vals, q, err = linalg.SymEigContext(ctx, linalg.Symmetrize(&s), 0, linalg.Largest)
 	} else {
 		var g mat.Dense
 		g.Mul(phi, phi.T())
 		var u *mat.Dense
-		vals, u, err = linalg.SymEig(linalg.Symmetrize(&g), 0, linalg.Largest)
+		vals, u, err = linalg.SymEigContext(ctx, linalg.Symmetrize(&g), 0, linalg.Largest)
 		if err == nil {
 			q = new(mat.Dense)
 			q.Mul(phi.T(), u)
@@ -84,9 +85,9 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	if rep.Dual {
 		n, _ := rep.Phi.Dims()
 		progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
-		psi, back, err = DualFeatures(rep.Phi, tol)
+		psi, back, err = DualFeatures(s.ctx, rep.Phi, tol)
 	} else {
-		back, err = rowSpace(rep.Phi, tol)
+		back, err = rowSpace(s.ctx, rep.Phi, tol)
 		if err == nil {
 			psi = new(mat.Dense)
 			psi.Mul(rep.Phi, back)
@@ -121,9 +122,9 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	var w *mat.Dense
 	progress.Step(s.ctx, r, "jittered generalized eigen-decomposition of order %d", r)
 	if p.Minimize {
-		vals, w, err = minimizeViaSum(a, b, tol, s.k)
+		vals, w, err = minimizeViaSum(s.ctx, a, b, tol, s.k)
 	} else {
-		vals, w, err = linalg.GenSymEig(a, b, s.k, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
+		vals, w, err = linalg.GenSymEigContext(s.ctx, a, b, s.k, linalg.GenOptions{RankTol: p.RankTol, Order: p.order()})
 	}
 	if err != nil {
 		return nil, nil, err
@@ -145,13 +146,13 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 // directions that matter most — those with zero objective, which collapse
 // each class in KNDA); A + B is far better conditioned. Directions with
 // 1 − θ ≤ tol (B numerically null: λ = ∞) are dropped.
-func minimizeViaSum(a, b *mat.SymDense, tol float64, want int) ([]float64, *mat.Dense, error) {
+func minimizeViaSum(ctx context.Context, a, b *mat.SymDense, tol float64, want int) ([]float64, *mat.Dense, error) {
 	m := mat.NewSymDense(a.SymmetricDim(), nil)
 	m.AddSym(a, b)
 	if want >= a.SymmetricDim() {
 		want = 0
 	}
-	theta, w, err := linalg.GenSymEig(a, m, want, linalg.GenOptions{RankTol: tol, Order: linalg.Smallest})
+	theta, w, err := linalg.GenSymEigContext(ctx, a, m, want, linalg.GenOptions{RankTol: tol, Order: linalg.Smallest})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -162,7 +163,7 @@ func minimizeViaSum(a, b *mat.SymDense, tol float64, want int) ([]float64, *mat.
 	if want > 0 && k < len(theta) {
 		// Directions with B numerically null came among the wanted ones:
 		// every pair, so that the count of finite ones is right.
-		return minimizeViaSum(a, b, tol, 0)
+		return minimizeViaSum(ctx, a, b, tol, 0)
 	}
 	if k == 0 {
 		return nil, nil, errors.New("embed: the constraint is numerically zero on every direction")

@@ -39,9 +39,9 @@ func (s *solve) eigs(a, b linalg.SymOperator, k int, order linalg.Order) ([]floa
 		s.eigenUsed = "dense"
 		progress.Step(s.ctx, a.Dim(), "dense eigen-decomposition of order %d", a.Dim())
 		if b == nil {
-			return linalg.SymEig(linalg.DenseOf(a), 0, order)
+			return linalg.SymEigContext(s.ctx, linalg.DenseOf(a), 0, order)
 		}
-		return linalg.GenSymEig(linalg.DenseOf(a), linalg.DenseOf(b), 0, linalg.GenOptions{RankTol: s.p.RankTol, Order: order})
+		return linalg.GenSymEigContext(s.ctx, linalg.DenseOf(a), linalg.DenseOf(b), 0, linalg.GenOptions{RankTol: s.p.RankTol, Order: order})
 	}
 	if k <= 0 || k >= a.Dim() {
 		return all() // more than exist: selectDims reports how many do
@@ -174,7 +174,7 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 func (s *solve) dual() ([]float64, *mat.Dense, error) {
 	n, _ := s.prep.Phi.Dims()
 	progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
-	psi, back, err := DualFeatures(s.prep.Phi, s.p.RankTol)
+	psi, back, err := DualFeatures(s.ctx, s.prep.Phi, s.p.RankTol)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -193,12 +193,13 @@ func (s *solve) dual() ([]float64, *mat.Dense, error) {
 // feature coordinates Ψ = Q_r·Λ_r^{1/2} (n×r, K̃ = ΨΨᵀ on its range) and the
 // map P = Q_r·Λ_r^{-1/2} from feature-coordinate directions w to dual
 // coefficients a = P·w, over the r eigenvalues above tol·λ_max (tol 0:
-// 1e-10).
-func DualFeatures(k *mat.Dense, tol float64) (psi, back *mat.Dense, err error) {
+// 1e-10). ctx reports the decomposition's progress and cancels it
+// (linalg.SymEigContext).
+func DualFeatures(ctx context.Context, k *mat.Dense, tol float64) (psi, back *mat.Dense, err error) {
 	if tol == 0 {
 		tol = 1e-10
 	}
-	vals, q, err := linalg.SymEig(linalg.SymView(k), 0, linalg.Largest)
+	vals, q, err := linalg.SymEigContext(ctx, linalg.SymView(k), 0, linalg.Largest)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -258,14 +259,15 @@ func addMetric(s *mat.SymDense, eps float64, prep *Prepared) {
 // route makes the same change of coordinates internally), but the
 // decomposition is done once here rather than on every solve: iterative
 // methods that solve many problems on one representation (seed 003's EM)
-// use it.
-func (p *Prepared) Features(tol float64) (*Prepared, error) {
+// use it. ctx reports the decomposition's progress and cancels it
+// (linalg.SymEigContext).
+func (p *Prepared) Features(ctx context.Context, tol float64) (*Prepared, error) {
 	build := p.Build
 	if !p.Dual {
 		if tol == 0 {
 			tol = 1e-10
 		}
-		vals, v, err := linalg.SymEig(linalg.GramOp{X: p.Phi}.SymDense(), 0, linalg.Largest)
+		vals, v, err := linalg.SymEigContext(ctx, linalg.GramOp{X: p.Phi}.SymDense(), 0, linalg.Largest)
 		if err != nil {
 			return nil, err
 		}
@@ -286,7 +288,7 @@ func (p *Prepared) Features(tol float64) (*Prepared, error) {
 			return build(&a)
 		}, Space: p.Space + " (range coordinates)", NoRows: p.NoRows, scale: p.scale}, nil
 	}
-	psi, back, err := DualFeatures(p.Phi, tol)
+	psi, back, err := DualFeatures(ctx, p.Phi, tol)
 	if err != nil {
 		return nil, err
 	}

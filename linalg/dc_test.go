@@ -352,7 +352,7 @@ func TestFullEigAccuracy(t *testing.T) {
 func checkFullEig(t *testing.T, c symCase, table bool) {
 	t.Helper()
 	n := c.a.SymmetricDim()
-	vals, v, ok := fullEig(c.a)
+	vals, v, ok := fullEig(c.a, nil)
 	if !ok {
 		t.Errorf("%s: divide and conquer failed its checks", c.name)
 		return
@@ -415,7 +415,7 @@ func TestSymEigUsesDC(t *testing.T) {
 		var vecs *mat.Dense
 		if n > dcMinSize {
 			var ok bool
-			if vals, vecs, ok = fullEig(a); !ok {
+			if vals, vecs, ok = fullEig(a, nil); !ok {
 				t.Fatal("fullEig failed")
 			}
 		} else {
@@ -449,7 +449,7 @@ func TestFullEigFallback(t *testing.T) {
 	a := randSym(rng, n)
 	old := dcCheckFactor
 	dcCheckFactor = 0
-	_, _, ok := fullEig(a)
+	_, _, ok := fullEig(a, nil)
 	vals, vecs, err := SymEig(a, 0, Largest)
 	dcCheckFactor = old
 	if err != nil {
@@ -491,7 +491,7 @@ func TestFullEigFallback(t *testing.T) {
 // fullSymEig). Run with -benchtime 1x: one run of each is enough.
 func benchFullEig(b *testing.B, n int) {
 	a := benchSym(n, 5)
-	run := func(name string, f func() func(*mat.SymDense) ([]float64, *mat.Dense, bool)) {
+	run := func(name string, f func() func(*mat.SymDense, *stage) ([]float64, *mat.Dense, bool)) {
 		b.Run(name, func(b *testing.B) {
 			old := fullSymEig
 			fullSymEig = f()
@@ -499,8 +499,8 @@ func benchFullEig(b *testing.B, n int) {
 			benchLoop(b, func() error { _, _, err := SymEig(a, 0, Largest); return err })
 		})
 	}
-	run("DC", func() func(*mat.SymDense) ([]float64, *mat.Dense, bool) { return fullEig })
-	run("EigenSym", func() func(*mat.SymDense) ([]float64, *mat.Dense, bool) { return nil })
+	run("DC", func() func(*mat.SymDense, *stage) ([]float64, *mat.Dense, bool) { return fullEig })
+	run("EigenSym", func() func(*mat.SymDense, *stage) ([]float64, *mat.Dense, bool) { return nil })
 }
 
 func BenchmarkFullEig1000(b *testing.B) { benchFullEig(b, 1000) }

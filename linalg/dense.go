@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -94,7 +95,7 @@ func (s DenseEigen) Eigs(ctx context.Context, a, b SymOperator, k int, order Ord
 	}
 	var bd *mat.SymDense
 	if b == nil {
-		vals, vecs, err := symEigK(ad, k, order)
+		vals, vecs, err := symEigK(ad, k, order, newStage(ctx, n, fmt.Sprintf("eigen-decomposition of order %d", n)))
 		if err != nil {
 			return nil, err
 		}
@@ -151,11 +152,12 @@ func densify(a SymOperator, res *EigenResult) *mat.SymDense {
 // genEigChol solves A·v = λ·B·v through the Cholesky factorization of B,
 // falling back to GenSymEig when B is not numerically positive definite.
 func genEigChol(ctx context.Context, a, b *mat.SymDense, k int, order Order, tol float64) ([]float64, *mat.Dense, error) {
+	n := a.SymmetricDim()
 	if isIdentity(b) {
-		return symEigK(a, k, order)
+		return symEigK(a, k, order, newStage(ctx, n, fmt.Sprintf("eigen-decomposition of order %d", n)))
 	}
 	fallback := func() ([]float64, *mat.Dense, error) {
-		vals, vecs, err := genSymEigRange(a, b, k, tol, order)
+		vals, vecs, err := genSymEigRange(ctx, a, b, k, tol, order)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -178,19 +180,24 @@ func genEigChol(ctx context.Context, a, b *mat.SymDense, k int, order Order, tol
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	return f.reducedEig(a, k, order)
+	return f.reducedEig(a, k, order, newStage(ctx, n, fmt.Sprintf("generalized eigen-decomposition of order %d", n)))
 }
 
 // reducedEig returns k pairs of A·v = λ·B·v for B = L·Lᵀ (the receiver):
-// C = L⁻¹·A·L⁻ᵀ, C·z = λ·z, v = L⁻ᵀ·z (B-orthonormal, sign-fixed).
-func (f *CholFactor) reducedEig(a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) {
+// C = L⁻¹·A·L⁻ᵀ, C·z = λ·z, v = L⁻ᵀ·z (B-orthonormal, sign-fixed). st
+// (nil: none) reports and cancels the decomposition of C.
+func (f *CholFactor) reducedEig(a mat.Symmetric, k int, order Order, st *stage) ([]float64, *mat.Dense, error) {
 	ad, ok := a.(*mat.SymDense)
 	if !ok {
 		ad = mat.NewSymDense(a.SymmetricDim(), nil)
 		ad.CopySym(a)
 	}
+	st.announce("reduction to standard form, C = L⁻¹·A·L⁻ᵀ")
 	c := f.congruence(ad)
-	vals, z, err := symEigK(c, k, order)
+	if err := st.err(); err != nil {
+		return nil, nil, err
+	}
+	vals, z, err := symEigK(c, k, order, st)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -238,8 +245,10 @@ func (c *CholFactor) congruence(a *mat.SymDense) *mat.SymDense {
 // partial path (partialSymEig, then partialEig) when 0 < k ≤ n/4; else,
 // or on failure, the full decomposition by fullSymEig (divide and conquer)
 // when n > dcMinSize; and gonum's EigenSym for small matrices or when the
-// full path fails its checks.
-func symEigK(a *mat.SymDense, k int, order Order) ([]float64, *mat.Dense, error) {
+// full path fails its checks. st (nil: none) reports the pure-Go paths'
+// progress and stops them when its context is cancelled (the error says
+// so; a stopped path is not retried by the next).
+func symEigK(a *mat.SymDense, k int, order Order, st *stage) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
 	if k <= 0 || k > n {
 		k = n
@@ -254,12 +263,20 @@ func symEigK(a *mat.SymDense, k int, order Order) ([]float64, *mat.Dense, error)
 				return orderPairs(vals, vecs, order)
 			}
 		}
-		if vals, vecs, ok := partialEig(a, il, iu); ok {
+		vals, vecs, ok := partialEig(a, il, iu, st)
+		if err := st.err(); err != nil {
+			return nil, nil, err
+		}
+		if ok {
 			return orderPairs(vals, vecs, order)
 		}
 	}
 	if n > dcMinSize && fullSymEig != nil {
-		if vals, vecs, ok := fullSymEig(a); ok {
+		vals, vecs, ok := fullSymEig(a, st)
+		if err := st.err(); err != nil {
+			return nil, nil, err
+		}
+		if ok {
 			return selectPairs(vals, vecs, k, order), selectVecs(vals, vecs, k, order), nil
 		}
 	}
@@ -286,20 +303,26 @@ func orderPairs(vals []float64, vecs *mat.Dense, order Order) ([]float64, *mat.D
 // symmetric matrix a: tridiagonalisation by sytrdLower (A = Q·T·Qᵀ,
 // reflectors stored below the sub-diagonal as Dsytrd leaves them),
 // tridiagEig on T, and z ← Q·z by applyTridiagQ. It has the
-// signature of the partialSymEig hook; ok is false when inverse iteration
-// failed its checks.
-func partialEig(a *mat.SymDense, il, iu int) ([]float64, *mat.Dense, bool) {
+// signature of the partialSymEig hook but st; ok is false when inverse
+// iteration failed its checks or st stopped it.
+func partialEig(a *mat.SymDense, il, iu int, st *stage) ([]float64, *mat.Dense, bool) {
 	n := a.SymmetricDim()
 	m := iu - il + 1
 	if n == 0 || il < 0 || iu >= n || m <= 0 {
 		return nil, nil, false
 	}
-	w, d, e, tau := tridiagonalize(a)
+	w, d, e, tau := tridiagonalize(a, st)
+	if st.halted() {
+		return nil, nil, false
+	}
 	vals, z, ok := tridiagEig(d, e, il, iu)
 	if !ok {
 		return nil, nil, false
 	}
-	applyTridiagQ(n, w, tau, z, m)
+	st.begin("back-transformation")
+	if !applyTridiagQ(n, w, tau, z, m, st) {
+		return nil, nil, false
+	}
 	return vals, mat.NewDense(n, m, z), true
 }
 
@@ -309,26 +332,34 @@ func partialEig(a *mat.SymDense, il, iu int) ([]float64, *mat.Dense, bool) {
 // 4n³/3 + 2n³ flops plus at most 4n³/3 in the merges, nearly all of it in
 // parallel level-3 products. It is the fullSymEig of the pure-Go build;
 // ok is false when divide and conquer failed one of its checks (the
-// caller then uses EigenSym).
-func fullEig(a *mat.SymDense) ([]float64, *mat.Dense, bool) {
+// caller then uses EigenSym) or st (nil: none) stopped it.
+func fullEig(a *mat.SymDense, st *stage) ([]float64, *mat.Dense, bool) {
 	n := a.SymmetricDim()
 	if n == 0 {
 		return nil, nil, false
 	}
-	w, d, e, tau := tridiagonalize(a)
-	vals, z, ok := tridiagDC(d, e)
-	if !ok {
+	w, d, e, tau := tridiagonalize(a, st)
+	if st.halted() {
 		return nil, nil, false
 	}
-	applyTridiagQ(n, w, tau, z, n)
+	st.announce("eigenpairs of the tridiagonal matrix (divide and conquer)")
+	vals, z, ok := tridiagDC(d, e)
+	if !ok || st.err() != nil {
+		return nil, nil, false
+	}
+	st.begin("back-transformation")
+	if !applyTridiagQ(n, w, tau, z, n, st) {
+		return nil, nil, false
+	}
 	return vals, mat.NewDense(n, n, z), true
 }
 
 // tridiagonalize reduces a to tridiagonal form by sytrdLower: it returns
 // the row-major n×n work matrix holding the reflectors below its
 // sub-diagonal (for applyTridiagQ), the diagonal d, the off-diagonal e
-// (length n − 1) and the reflector scalars tau.
-func tridiagonalize(a *mat.SymDense) (w, d, e, tau []float64) {
+// (length n − 1) and the reflector scalars tau. st (nil: none) meters the
+// reduction and may stop it (st.halted; the outputs are then incomplete).
+func tridiagonalize(a *mat.SymDense, st *stage) (w, d, e, tau []float64) {
 	n := a.SymmetricDim()
 	// Lower triangle of a, row-major: w[i*n+j] = A(j, i) for j ≤ i (a
 	// stores its upper triangle), by 32×32 tiles, bands of rows in
@@ -349,7 +380,8 @@ func tridiagonalize(a *mat.SymDense) (w, d, e, tau []float64) {
 	d = make([]float64, n)
 	e = make([]float64, max(n-1, 1))
 	tau = make([]float64, max(n-1, 1))
-	sytrdLower(n, w, n, d, e, tau)
+	st.begin("tridiagonal reduction")
+	sytrdLower(n, w, n, d, e, tau, st)
 	return w, d, e[:n-1], tau
 }
 
@@ -383,15 +415,19 @@ func pairResidual(a, b *mat.SymDense, vals []float64, v *mat.Dense) float64 {
 // applyTridiagQ sets z ← Q·z for the n×m row-major z, with
 // Q = H_0·…·H_{n−2} from sytrdLower (reflector i acts on rows i+1..n−1,
 // its vector below the sub-diagonal of column i of w): through zᵀ and
-// applyTridiagQT.
-func applyTridiagQ(n int, w, tau, z []float64, m int) {
+// applyTridiagQT. It returns false when st (nil: none) stopped it (z is
+// then incomplete).
+func applyTridiagQ(n int, w, tau, z []float64, m int, st *stage) bool {
 	if n < 2 || m == 0 {
-		return
+		return true
 	}
 	zt := make([]float64, m*n)
 	transposeTo(zt, z, n, m)
-	applyTridiagQT(n, w, tau, zt, m)
+	if !applyTridiagQT(n, w, tau, zt, m, st) {
+		return false
+	}
 	transposeTo(z, zt, m, n)
+	return true
 }
 
 // transposeTo sets dst (c×r, row-major) to the transpose of src (r×c),
@@ -425,10 +461,12 @@ func transposeTo(dst, src []float64, r, c int) {
 // slabs are the only parallelism and results do not depend on the
 // number of workers. This is Dormqr's computation (about 2·n²·m flops),
 // without Dormqr's temporary writes into the shared reflector storage,
-// which would race.
-func applyTridiagQT(n int, w, tau, zt []float64, m int) {
+// which would race. st (nil: none) is told the fraction of rows of zt done
+// after each slab and stops the remaining slabs when its context is
+// cancelled; the result is false then.
+func applyTridiagQT(n int, w, tau, zt []float64, m int, st *stage) bool {
 	if n < 2 || m == 0 {
-		return
+		return true
 	}
 	bi := blas64.Implementation()
 	const ib, slab, chunk = 32, 32, 192
@@ -450,7 +488,11 @@ func applyTridiagQT(n int, w, tau, zt []float64, m int) {
 		}
 		vts[b] = vt
 	})
+	var rows atomic.Int64
 	par.Blocks(m, slab, func(lo, hi int) {
+		if st.halted() {
+			return
+		}
 		c := hi - lo
 		wk := make([]float64, c*ib)
 		for b := nblk - 1; b >= 0; b-- {
@@ -464,5 +506,7 @@ func applyTridiagQT(n int, w, tau, zt []float64, m int) {
 				bi.Dgemm(blas.NoTrans, blas.NoTrans, c, min(chunk, r-j), kb, -1, wk, kb, vt[j:], r, 1, zs[j:], n)
 			}
 		}
+		st.done(float64(rows.Add(int64(c))) / float64(m))
 	})
+	return !st.halted()
 }

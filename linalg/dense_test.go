@@ -159,7 +159,7 @@ func partialOK(t *testing.T, name string, a *mat.SymDense, k int, order Order) {
 	if order == Largest {
 		il, iu = n-k, n-1
 	}
-	if _, _, ok := partialEig(a, il, iu); !ok {
+	if _, _, ok := partialEig(a, il, iu, nil); !ok {
 		t.Errorf("%s: partial path failed its checks (fell back to EigenSym)", name)
 	}
 }
@@ -638,7 +638,7 @@ func TestDenseEigenBackendHook(t *testing.T) {
 	}
 	partialSymEig = func(m *mat.SymDense, il, iu int) ([]float64, *mat.Dense, bool) {
 		calls++
-		return partialEig(m, il, iu)
+		return partialEig(m, il, iu, nil)
 	}
 	got := eigs(t, DenseEigen{}, a, nil, 3, Largest)
 	if calls != 2 || !mat.Equal(got.Vectors, want.Vectors) || !equalBits(got.Values, want.Values) {

@@ -6,6 +6,7 @@
 package linalg
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -37,6 +38,19 @@ const (
 // conquer fails its checks. Iterative solvers for large sparse problems
 // live elsewhere.
 func SymEig(a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) {
+	return SymEigContext(context.Background(), a, k, order)
+}
+
+// SymEigContext is SymEig that reports how far the decomposition has got
+// to the reporter ctx carries (package progress: for orders of at least
+// progress.MinOrder, a line per tenth of the tridiagonal reduction and of
+// the back-transformation, at most one per progress.MinGap) and stops
+// between blocks of those O(n³) kernels, returning an error that wraps
+// ctx.Err(), when ctx is cancelled. The pairs are SymEig's, bit for bit.
+// The divide and conquer between the two parts gets one line and runs to
+// its end; so do the decompositions the openblas build hands to LAPACK
+// (dsyevr), which report and stop only before and after.
+func SymEigContext(ctx context.Context, a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
 	if n == 0 {
 		return nil, nil, errors.New("linalg: empty matrix")
@@ -49,7 +63,7 @@ func SymEig(a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) 
 		sd = mat.NewSymDense(n, nil)
 		sd.CopySym(a)
 	}
-	return symEigK(sd, k, order)
+	return symEigK(sd, k, order, newStage(ctx, n, fmt.Sprintf("eigen-decomposition of order %d", n)))
 }
 
 func checkFiniteSym(a mat.Symmetric) error {
@@ -174,6 +188,12 @@ type GenOptions struct {
 // meaning of a rank-deficient constraint; a ridge makes B definite.
 // Columns of the returned matrix are B-orthonormal and sign-fixed.
 func GenSymEig(a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense, error) {
+	return GenSymEigContext(context.Background(), a, b, k, opt)
+}
+
+// GenSymEigContext is GenSymEig with SymEigContext's progress lines and
+// cancellation (the same pairs, bit for bit).
+func GenSymEigContext(ctx context.Context, a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
 	if b.SymmetricDim() != n {
 		return nil, nil, fmt.Errorf("linalg: A is %d×%d but B is %d×%d", n, n, b.SymmetricDim(), b.SymmetricDim())
@@ -193,7 +213,7 @@ func GenSymEig(a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense
 		}
 	}
 	if isIdentity(bb) {
-		return SymEig(a, k, opt.Order)
+		return SymEigContext(ctx, a, k, opt.Order)
 	}
 	// A well-conditioned B (every eigenvalue above the rank tolerance, with
 	// a margin) is reduced by its Cholesky factor, B = L·Lᵀ: one
@@ -201,17 +221,17 @@ func GenSymEig(a, b mat.Symmetric, k int, opt GenOptions) ([]float64, *mat.Dense
 	// eigen-decomposition of B, and the same pairs.
 	if f, err := Cholesky(bb); err == nil {
 		if lmax, lmin := f.extremeEigs(10); lmin > 100*tol*lmax {
-			return f.reducedEig(a, k, opt.Order)
+			return f.reducedEig(a, k, opt.Order, newStage(ctx, n, fmt.Sprintf("generalized eigen-decomposition of order %d", n)))
 		}
 	}
-	return genSymEigRange(a, bb, k, tol, opt.Order)
+	return genSymEigRange(ctx, a, bb, k, tol, opt.Order)
 }
 
 // genSymEigRange solves the pencil on range(B) through the
 // eigen-decomposition of B (see GenSymEig).
-func genSymEigRange(a mat.Symmetric, bb *mat.SymDense, k int, tol float64, order Order) ([]float64, *mat.Dense, error) {
+func genSymEigRange(ctx context.Context, a mat.Symmetric, bb *mat.SymDense, k int, tol float64, order Order) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
-	bvals, bvecs, err := SymEig(bb, 0, Largest)
+	bvals, bvecs, err := SymEigContext(ctx, bb, 0, Largest)
 	if err != nil {
 		return nil, nil, fmt.Errorf("constraint matrix B: %w", err)
 	}
@@ -230,7 +250,7 @@ func genSymEigRange(a mat.Symmetric, bb *mat.SymDense, k int, tol float64, order
 		}
 	}
 	c := Congruence(a, p)
-	vals, z, err := SymEig(c, k, order)
+	vals, z, err := SymEigContext(ctx, c, k, order)
 	if err != nil {
 		return nil, nil, err
 	}

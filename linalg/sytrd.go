@@ -36,7 +36,11 @@ const sytrdPanel = 32
 //   - the rank-2·32 trailing update (the other half) runs as tile products
 //     [V W]·[W V]ᵀ in the A·Bᵀ form of gonum's dgemm, spread over tiles
 //     like the Cholesky update.
-func sytrdLower(n int, a []float64, lda int, d, e, tau []float64) {
+//
+// st (nil: none) is told the fraction of the flops done after each panel,
+// 1 − ((n − c)/n)³ with c columns reduced, and stops the reduction when
+// its context is cancelled (the output is then incomplete; st.halted).
+func sytrdLower(n int, a []float64, lda int, d, e, tau []float64, st *stage) {
 	impl := lapackgo.Implementation{}
 	bi := blas64.Implementation()
 	nb := sytrdPanel
@@ -113,6 +117,9 @@ func sytrdLower(n int, a []float64, lda int, d, e, tau []float64) {
 		rest := n - k1
 		if rest <= 0 {
 			break
+		}
+		if left := float64(rest) / float64(n); !st.done(1 - left*left*left) {
+			return
 		}
 		// xw = [V W], wv = [W V] for rows k1..n−1, each row 2·kb long.
 		xw := make([]float64, rest*2*kb)

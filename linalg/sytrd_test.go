@@ -36,7 +36,7 @@ func TestSytrdLowerMatchesDsytrd(t *testing.T) {
 		impl.Dsytrd(blas.Lower, n, w1, n, d1, e1, tau1, work, -1)
 		work = make([]float64, int(work[0]))
 		impl.Dsytrd(blas.Lower, n, w1, n, d1, e1, tau1, work, len(work))
-		withTiles(cholStep, 16, func() { sytrdLower(n, w2, n, d2, e2, tau2) })
+		withTiles(cholStep, 16, func() { sytrdLower(n, w2, n, d2, e2, tau2, nil) })
 		scale := mat.Norm(a, math.Inf(1))
 		worst := 0.0
 		for i := 0; i < n; i++ {
@@ -82,7 +82,7 @@ func TestApplyTridiagQTrailingZeros(t *testing.T) {
 	for i := 0; i < n; i++ {
 		got[i*n+i], want[i*n+i] = 1, 1
 	}
-	applyTridiagQ(n, w, tau, got, n)
+	applyTridiagQ(n, w, tau, got, n, nil)
 	// want = H_0·…·H_{n−2}·I, applied from the last reflector.
 	v, y := make([]float64, n), make([]float64, n)
 	for c := n - 2; c >= 0; c-- {

@@ -629,7 +629,7 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 		n, _ := kprep.Phi.Dims()
 		progress.Step(m.ctx(), n, "%s: feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", name, n, n)
 	}
-	prep, err := kprep.Features(m.Cutoff)
+	prep, err := kprep.Features(m.ctx(), m.Cutoff)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

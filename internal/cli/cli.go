@@ -79,7 +79,7 @@ func interruptible(sig <-chan os.Signal, release func(), stderr io.Writer) (ctx 
 		select {
 		case <-sig:
 			release()
-			fmt.Fprintln(stderr, "dimred: interrupted: stopping at the next check (a long step finishes first); Ctrl-C again to quit at once")
+			fmt.Fprintln(stderr, "dimred: interrupted: stopping at the next check (some long steps finish first); Ctrl-C again to quit at once")
 			cancel()
 		case <-quit:
 		}

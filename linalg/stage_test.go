@@ -1,0 +1,178 @@
+package linalg
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
+)
+
+// lineLog collects reporter lines; cancel, when set, is called on the
+// first line containing at.
+type lineLog struct {
+	mu     sync.Mutex
+	lines  []string
+	at     string
+	cancel context.CancelFunc
+}
+
+func (l *lineLog) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.lines = append(l.lines, s)
+	if l.cancel != nil && strings.Contains(s, l.at) {
+		l.cancel()
+		l.cancel = nil
+	}
+}
+
+func (l *lineLog) count(part string) int {
+	n := 0
+	for _, s := range l.lines {
+		if strings.Contains(s, part) {
+			n++
+		}
+	}
+	return n
+}
+
+func withGap(t *testing.T, gap time.Duration) {
+	old := progress.MinGap
+	progress.MinGap = gap
+	t.Cleanup(func() { progress.MinGap = old })
+}
+
+// The partial path at order progress.MinOrder reports its tridiagonal
+// reduction in percentages and returns SymEig's pairs bit for bit.
+func TestSymEigContextProgress(t *testing.T) {
+	withGap(t, 0)
+	n := progress.MinOrder
+	a := benchSym(n, 7)
+	var log lineLog
+	ctx := progress.With(context.Background(), log.add)
+	vals, vecs, err := SymEigContext(ctx, a, 5, Largest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wvecs, err := SymEig(a, 5, Largest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if vals[i] != want[i] {
+			t.Fatalf("eigenvalue %d: %v with a context, %v without", i, vals[i], want[i])
+		}
+	}
+	if !mat.Equal(vecs, wvecs) {
+		t.Fatal("eigenvectors differ with a context")
+	}
+	if k := log.count("eigen-decomposition of order 2000: tridiagonal reduction, "); k < 5 {
+		t.Errorf("%d tridiagonal-reduction lines, want one per tenth passed (≥ 5):\n%s", k, strings.Join(log.lines, "\n"))
+	}
+	// Percentages increase.
+	last := -1
+	for _, s := range log.lines {
+		var pct int
+		if i := strings.LastIndex(s, ", "); i >= 0 {
+			if _, err := fmt.Sscan(s[i+2:], &pct); err == nil {
+				if pct <= last {
+					t.Errorf("percentages do not increase: %q after %d", s, last)
+				}
+				last = pct
+			}
+		}
+	}
+	// Below MinOrder, or without a reporter, nothing is sent.
+	log.lines = nil
+	if _, _, err := SymEigContext(ctx, benchSym(300, 7), 0, Largest); err != nil || len(log.lines) != 0 {
+		t.Errorf("order 300: err %v, lines %q", err, log.lines)
+	}
+}
+
+// A cancelled context stops the full decomposition inside its O(n³)
+// kernels: cancelled at the first line of the back-transformation, after
+// the reduction and the divide and conquer reported themselves, the call
+// returns an error wrapping context.Canceled; cancelled during the
+// tridiagonal reduction, nothing after it runs. The generalized problem
+// announces its reduction to standard form and stops the same way.
+func TestSymEigContextCancel(t *testing.T) {
+	withGap(t, 0)
+	n := progress.MinOrder
+	a := benchSym(n, 9)
+	for _, at := range []string{"tridiagonal reduction, ", "back-transformation, "} {
+		ctx, cancel := context.WithCancel(context.Background())
+		log := lineLog{at: at, cancel: cancel}
+		_, _, err := SymEigContext(progress.With(ctx, log.add), a, 0, Largest)
+		cancel()
+		if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "eigen-decomposition of order 2000 stopped") {
+			t.Errorf("cancelled at %q: error %v", at, err)
+		}
+		dc := log.count("eigenpairs of the tridiagonal matrix (divide and conquer)")
+		if at == "tridiagonal reduction, " && (dc != 0 || log.count("tridiagonal reduction, ") > 2) {
+			t.Errorf("cancelled in the reduction, the decomposition went on:\n%s", strings.Join(log.lines, "\n"))
+		}
+		if at == "back-transformation, " && (dc != 1 || log.count("tridiagonal reduction, ") < 5) {
+			t.Errorf("lines before the back-transformation:\n%s", strings.Join(log.lines, "\n"))
+		}
+	}
+	b := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		b.SetSym(i, i, 1+float64(i%7))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := lineLog{at: "tridiagonal reduction, ", cancel: cancel}
+	_, _, err := GenSymEigContext(progress.With(ctx, log.add), a, b, 3, GenOptions{})
+	if !errors.Is(err, context.Canceled) || log.count("generalized eigen-decomposition of order 2000: reduction to standard form") != 1 {
+		t.Errorf("generalized: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
+	}
+}
+
+// The kernels stop at their first check once the context is cancelled:
+// the reduction after its first panel (the diagonal beyond it is never
+// written) and the back-transformation after the slabs in flight (most
+// rows untouched).
+func TestKernelsStopWhenCancelled(t *testing.T) {
+	n := 300
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := benchSym(n, 3)
+	st := newStage(ctx, n, "test")
+	w, d, _, tau := tridiagonalize(a, st)
+	if !st.halted() || st.err() == nil {
+		t.Fatal("the reduction did not notice the cancellation")
+	}
+	for c := sytrdPanel; c < n; c++ {
+		if d[c] != 0 {
+			t.Fatalf("d[%d] = %v: the reduction went on past its first panel", c, d[c])
+		}
+	}
+	st = newStage(ctx, n, "test")
+	zt := make([]float64, n*n)
+	for i := range zt {
+		zt[i] = 1
+	}
+	if applyTridiagQT(n, w, tau, zt, n, st) {
+		t.Fatal("the back-transformation did not report the cancellation")
+	}
+	untouched := 0
+	for r := 0; r < n; r++ {
+		same := true
+		for _, x := range zt[r*n : r*n+n] {
+			same = same && x == 1
+		}
+		if same {
+			untouched++
+		}
+	}
+	if untouched < n/2 {
+		t.Errorf("%d of %d rows untouched: the back-transformation went on", untouched, n)
+	}
+}

@@ -96,7 +96,8 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	_, r := psi.Dims()
+	n, r := psi.Dims()
+	progress.Step(s.ctx, r, "objective and constraint matrices Φᵀ·G·Φ of order %d from %d rows", r, n)
 	a := scatter(psi, p.Objective)
 	var b *mat.SymDense
 	if p.Constraint == nil {

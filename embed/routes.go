@@ -152,6 +152,8 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 		return s.dual()
 	}
 	p := s.p
+	n, r := prep.Phi.Dims()
+	progress.Step(s.ctx, r, "objective and constraint matrices Φᵀ·G·Φ of order %d from %d rows", r, n)
 	a := scatter(prep.Phi, p.Objective)
 	addMetric(a, p.ObjectiveRidge, prep)
 	var b *mat.SymDense

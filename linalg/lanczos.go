@@ -7,6 +7,8 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
 )
 
 // Lanczos is a block Lanczos eigensolver with thick restart and full
@@ -133,6 +135,7 @@ func (s Lanczos) Eigs(ctx context.Context, a, b SymOperator, k int, order Order)
 
 	fillNormal(qb, rng)
 	ow.orthoAgainst(nil, qb, 0)
+	meter := progress.Start(ctx, n, "%s eigen-solver of order %d", name, n)
 	j := 0
 	anorm := 0.0
 	for iter := 1; ; iter++ {
@@ -181,6 +184,7 @@ func (s Lanczos) Eigs(ctx context.Context, a, b SymOperator, k int, order Order)
 			}
 		}
 		res.Iterations = iter
+		meter.Say("restart %d: %d of %d pairs converged", iter, nconv, k)
 		if nconv == k || iter >= maxIter {
 			x := mat.NewDense(n, k, nil)
 			x.Mul(denseColumns(vb, 0, j), sv.Slice(0, j, 0, k))

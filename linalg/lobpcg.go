@@ -10,6 +10,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
 )
 
 // LOBPCG is the locally optimal block preconditioned conjugate gradient
@@ -224,12 +226,15 @@ func (r *lobpcgRun) run(ctx context.Context) (*EigenResult, error) {
 	if err := r.initX(); err != nil {
 		return nil, err
 	}
+	meter := progress.Start(ctx, n, "%s eigen-solver of order %d", r.name, n)
 	for {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		relResiduals(r.rho, r.x, r.ax, r.bx, r.theta, r.anorm)
-		if countConverged(r.rho[:r.k], r.tol) == r.k || r.iterations >= r.maxIter {
+		conv := countConverged(r.rho[:r.k], r.tol)
+		meter.Say("iteration %d: %d of %d pairs converged, largest residual %.1e (tolerance %.0e)", r.iterations, conv, r.k, maxOf(r.rho[:r.k]), r.tol)
+		if conv == r.k || r.iterations >= r.maxIter {
 			res, err, done := r.verify()
 			if done {
 				return res, err

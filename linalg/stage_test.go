@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"sync"
 	"testing"
@@ -174,5 +175,46 @@ func TestKernelsStopWhenCancelled(t *testing.T) {
 	}
 	if untouched < n/2 {
 		t.Errorf("%d of %d rows untouched: the back-transformation went on", untouched, n)
+	}
+}
+
+// The iterative eigen-solvers say how many pairs have converged (at most
+// one line per progress.MinGap; every iteration with the gap at 0) on
+// problems of order progress.MinOrder, and nothing below it.
+func TestIterativeSolversReport(t *testing.T) {
+	withGap(t, 0)
+	for _, n := range []int{progress.MinOrder, 500} {
+		a := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ { // spectrum in [1, 2) and 10, 20, 30: fast convergence
+			a.SetSym(i, i, 1+float64(i)/float64(n))
+		}
+		for i, v := range []float64{10, 20, 30} {
+			a.SetSym(i, i, v)
+		}
+		for _, c := range []struct {
+			s    EigenSolver
+			line string
+		}{
+			{LOBPCG{}, "lobpcg eigen-solver of order 2000: iteration "},
+			{Lanczos{}, "lanczos eigen-solver of order 2000: restart 1: "},
+		} {
+			var log lineLog
+			res, err := c.s.Eigs(progress.With(context.Background(), log.add), SymDenseOp{a}, nil, 3, Largest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(res.Values[0]-30) > 1e-6 {
+				t.Errorf("%s: top eigenvalue %v, want 30", c.s.Name(), res.Values[0])
+			}
+			if n < progress.MinOrder {
+				if len(log.lines) != 0 {
+					t.Errorf("%s, order %d: lines %q", c.s.Name(), n, log.lines)
+				}
+				continue
+			}
+			if log.count(c.line) == 0 || log.count(" of 3 pairs converged") != len(log.lines) {
+				t.Errorf("%s: lines\n%s", c.s.Name(), strings.Join(log.lines, "\n"))
+			}
+		}
 	}
 }

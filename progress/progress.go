@@ -112,6 +112,24 @@ func (m *Meter) Done(frac float64) {
 	m.f(fmt.Sprintf("%s, %d %% (%s, about %s left)", m.what, int(100*frac), round(took), round(left)))
 }
 
+// Say sends "what: " followed by the formatted text when at least MinGap
+// has passed since the meter's last line (or its start): for steps that
+// can count their iterations but not the fraction done, an iterative
+// eigen-solver's converged pairs for example.
+func (m *Meter) Say(format string, args ...any) {
+	if m == nil {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if now.Sub(m.last) < MinGap {
+		return
+	}
+	m.last = now
+	m.f(m.what + ": " + fmt.Sprintf(format, args...))
+}
+
 // round rounds d to a second above ten seconds, to a tenth of one below.
 func round(d time.Duration) time.Duration {
 	if d >= 10*time.Second {

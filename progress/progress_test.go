@@ -69,3 +69,24 @@ func TestMeter(t *testing.T) {
 		t.Errorf("lines\n%s\nwant\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// Say sends its line only when MinGap has passed since the meter's last
+// line, Done's included.
+func TestMeterSay(t *testing.T) {
+	var lines []string
+	ctx := With(context.Background(), func(s string) { lines = append(lines, s) })
+	m := Start(ctx, MinOrder, "lobpcg eigen-solver of order %d", MinOrder)
+	clock := m.start
+	m.now = func() time.Time { return clock }
+	for i, at := range []time.Duration{3, 11, 15, 22, 40} {
+		clock = m.start.Add(at * time.Second)
+		m.Say("iteration %d", i)
+		if i == 2 {
+			m.Done(0.5) // 4 s after the last line: not sent, and not a line for Say's gap
+		}
+	}
+	want := "lobpcg eigen-solver of order 2000: iteration 1\nlobpcg eigen-solver of order 2000: iteration 3\nlobpcg eigen-solver of order 2000: iteration 4"
+	if got := strings.Join(lines, "\n"); got != want {
+		t.Errorf("lines\n%s\nwant\n%s", got, want)
+	}
+}

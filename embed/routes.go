@@ -49,7 +49,7 @@ func (s *solve) eigs(a, b linalg.SymOperator, k int, order linalg.Order) ([]floa
 	e := s.p.Eigen
 	auto := e == nil
 	if auto {
-		e = linalg.ChooseEigen(a.Dim(), k, b != nil, s.p.RankTol)
+		e = linalg.ChooseEigenFor(a, b, k, s.p.RankTol)
 	}
 	progress.Step(s.ctx, a.Dim(), "%s eigen-solver: %d pairs of order %d", e.Name(), k, a.Dim())
 	r, err := e.Eigs(s.ctx, a, b, k, order)

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/internal/par"
+	"github.com/dimred/dimred/progress"
 )
 
 // CG is the preconditioned conjugate gradient LinearSolver for a symmetric
@@ -118,6 +119,7 @@ func (s CG) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) (*mat.Dens
 		}
 	}
 	it := 0
+	meter := progress.Start(ctx, n, "cg of order %d", n)
 	for len(act) > 0 {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -139,6 +141,13 @@ func (s CG) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) (*mat.Dens
 		colAxpy(xc, alpha, p, 1)
 		colAxpy(r, alpha, q, -1)
 		rn := colNorms(r)
+		if meter != nil {
+			worst := 0.0
+			for c, j := range act {
+				worst = math.Max(worst, rn[c]/bnorm[j])
+			}
+			meter.Say("iteration %d: %d of %d right-hand sides converged, largest relative residual %.1e (tolerance %.0e)", it, m-len(act), m, worst, tol)
+		}
 		var claim []int
 		for c, j := range act {
 			if rn[c] <= tol*bnorm[j] {

@@ -178,9 +178,10 @@ func TestKernelsStopWhenCancelled(t *testing.T) {
 	}
 }
 
-// The iterative eigen-solvers say how many pairs have converged (at most
-// one line per progress.MinGap; every iteration with the gap at 0) on
-// problems of order progress.MinOrder, and nothing below it.
+// The iterative eigen-solvers say how many pairs have converged, and CG
+// how many right-hand sides (at most one line per progress.MinGap; every
+// iteration with the gap at 0), on problems of order progress.MinOrder,
+// and nothing below it.
 func TestIterativeSolversReport(t *testing.T) {
 	withGap(t, 0)
 	for _, n := range []int{progress.MinOrder, 500} {
@@ -215,6 +216,18 @@ func TestIterativeSolversReport(t *testing.T) {
 			if log.count(c.line) == 0 || log.count(" of 3 pairs converged") != len(log.lines) {
 				t.Errorf("%s: lines\n%s", c.s.Name(), strings.Join(log.lines, "\n"))
 			}
+		}
+		var log lineLog
+		rhs := mat.NewDense(n, 2, nil)
+		for i := 0; i < n; i++ {
+			rhs.Set(i, 0, 1)
+			rhs.Set(i, 1, float64(i%3))
+		}
+		if _, _, err := (CG{}).Solve(progress.With(context.Background(), log.add), SymDenseOp{a}, rhs); err != nil {
+			t.Fatal(err)
+		}
+		if want := n >= progress.MinOrder; (log.count("cg of order 2000: iteration ") > 0) != want || log.count("right-hand sides converged") != len(log.lines) {
+			t.Errorf("cg, order %d: lines\n%s", n, strings.Join(log.lines, "\n"))
 		}
 	}
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/progress"
 )
 
 func TestParseDims(t *testing.T) {
@@ -236,5 +238,34 @@ func TestNestedDimsList(t *testing.T) {
 		if fmt.Sprint(l) != fmt.Sprint(c) {
 			t.Errorf("%s: Dims 1-6 gives\n%v\nMaxDims 6 gives\n%v", l.Method, l, c)
 		}
+	}
+}
+
+// Step also receives the library's lines from inside each fit on at
+// least progress.MinOrder training rows, prefixed with the method and the
+// split; smaller fits send none.
+func TestRunStepCarriesLibraryLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	ds := randomData(rng, 2*progress.MinOrder, 2, 2)
+	m, err := method.New("kpca", map[string]string{"sigma": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lines []string
+	step := func(s string) { mu.Lock(); lines = append(lines, s); mu.Unlock() }
+	p := Protocol{Methods: []NamedMethod{{"kpca", m}}, Classifiers: []classify.Classifier{classify.NCC{}}, Folds: 2, MaxDims: 2, Step: step}
+	if _, err := Run(ds, p); err != nil {
+		t.Fatal(err)
+	}
+	for f := 1; f <= 2; f++ {
+		want := fmt.Sprintf("kpca, fold %d of 2: kernel matrix, 2000×2000", f)
+		if !slices.Contains(lines, want) {
+			t.Errorf("no line %q in\n%s", want, strings.Join(lines, "\n"))
+		}
+	}
+	lines = nil
+	if _, err := Run(randomData(rng, 300, 2, 2), p); err != nil || len(lines) != 0 {
+		t.Errorf("300 rows: err %v, lines %q", err, lines)
 	}
 }

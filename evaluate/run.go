@@ -17,6 +17,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
+	"github.com/dimred/dimred/progress"
 )
 
 // DefaultFolds is the number of cross-validation folds when neither Folds
@@ -105,8 +106,12 @@ type Protocol struct {
 	// Step, when not nil, receives a line after each fit of a method that
 	// refits per dimension (method.RefitsPerDimension), for which one
 	// (split, method) unit is as many fits as dimensions swept:
-	// "mie, fold 3: 7/20 fits of the dimension sweep". Calls may come
-	// from several workers at once.
+	// "mie, fold 3: 7/20 fits of the dimension sweep"; and, through the
+	// fits' context (package progress), the lines of the library's long
+	// steps inside every fit on at least progress.MinOrder training rows,
+	// prefixed the same way: "sklpp, fold 3 of 10: eigen-decomposition of
+	// order 9000: tridiagonal reduction, 40 % (…)". Calls may come from
+	// several workers at once.
 	Step func(msg string)
 	// Context, when not nil, cancels the run: no new fit starts, running
 	// fits stop soon after (method.FitContext), and Run returns its error.
@@ -550,6 +555,9 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	ctx := p.Context
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if p.Step != nil {
+		ctx = progress.With(ctx, func(line string) { p.Step(fmt.Sprintf("%s, %s: %s", nm.Name, where, line)) })
 	}
 	fitDims := p.MaxDims
 	if len(p.Dims) > 0 {

@@ -53,7 +53,9 @@ import (
 // Vectors are sign-fixed by FixSigns; EigenResult.Residual is the largest
 // relative residual ‖A·v − λ·B·v‖/(‖A·v‖ + |λ|·‖B·v‖) of the returned pairs
 // and MatVecs counts the operator applications DenseOf needed (0 for
-// operators that implement Densifier).
+// operators that implement Densifier). Eigs reports the decomposition's
+// progress to the reporter ctx carries and stops inside it when ctx is
+// cancelled, as SymEigContext does.
 type DenseEigen struct {
 	// RankTol is the relative threshold below which eigenvalues of B count
 	// as zero (see GenOptions.RankTol). If zero, it is defaulted to 1e-10.

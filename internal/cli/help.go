@@ -59,7 +59,10 @@ preprocessing is fitted on each training split. Progress goes to stderr
 (a bar on a terminal, timestamped lines otherwise; --quiet silences it);
 -j bounds the fits run at once, and eval lowers it when the estimated
 memory of that many fits exceeds the available memory. Ctrl-C stops it
-without output.
+without output. --dims scores listed dimensions only (e.g. 5,10,20): a
+method whose k-dimensional fit is not the first k columns of a larger one
+(MIE, BERE and their kernel forms, MKL-SR) is then fitted once per listed
+dimension instead of once per dimension up to --max-dims.
 
 The minimum over dimensions picks the dimension on the test folds, as the
 papers do. --nested instead chooses it on --inner-folds stratified folds of
@@ -77,7 +80,8 @@ examples:
   dimred eval -i builtin:wine -m lda,gda -c ncc,knn3 --nested --grid sigma=0.5,1,2 --grid gda.alpha=0.01,0.1
   dimred eval -i builtin:wine -m lda -c knn1,knn3,knn5 --nested --choose-classifier
   dimred eval -i ../shared/data/faces/orl_32x32.csv.gz -m lda,gda --train-per-class 5 --repeats 10
-  dimred eval -i ../shared/data/mnist/mnist10k.csv.gz -m gda,kqmi -j 1 2> eval.log`,
+  dimred eval -i ../shared/data/mnist/mnist10k.csv.gz -m gda,kqmi -j 1 2> eval.log
+  dimred eval -i ../shared/data/mnist/mnist10k.csv.gz -m mie -c knn3 --dims 5,10 --cv 3`,
 	"demo": `Runs the methods on built-in data, prints a comparison of their errors
 (10-fold CV, as in Bouzas et al. 2015, Tables II-III) and writes 2-D scatter
 plots of the embeddings.

@@ -41,7 +41,7 @@ func ChooseEigen(n, k int, generalized bool, rankTol float64) EigenSolver {
 // pays two n×n products per iteration and on the bottom of a Laplacian
 // pencil (the feature-coordinate problems of KLPP, SKLPP and KMFA) can
 // need hundreds of them: an exact SKLPP on 5 000 MNIST rows (17 pairs of
-// order 4 999) spent more than 13 minutes in LOBPCG before we stopped it,
+// order 4 999) spent 12 min 57 s in LOBPCG, unfinished, when we stopped it,
 // where the dense solver took 1 min 16 s and the whole fit 4 min 23 s
 // (2026-11-23). Implicit operators (graphs, Gram products that are never
 // formed) keep ChooseEigen's rule, where the products are cheap.

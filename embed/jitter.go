@@ -83,8 +83,6 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	var psi, back *mat.Dense
 	var err error
 	if rep.Dual {
-		n, _ := rep.Phi.Dims()
-		progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
 		psi, back, err = DualFeatures(s.ctx, rep.Phi, tol)
 	} else {
 		back, err = rowSpace(s.ctx, rep.Phi, tol)

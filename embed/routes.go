@@ -174,8 +174,6 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 // of the linear problem; forming K̃·B·K̃ directly squares the spectrum of K̃
 // and a rank cut on it would drop genuine directions.
 func (s *solve) dual() ([]float64, *mat.Dense, error) {
-	n, _ := s.prep.Phi.Dims()
-	progress.Step(s.ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
 	psi, back, err := DualFeatures(s.ctx, s.prep.Phi, s.p.RankTol)
 	if err != nil {
 		return nil, nil, err
@@ -195,12 +193,14 @@ func (s *solve) dual() ([]float64, *mat.Dense, error) {
 // feature coordinates Ψ = Q_r·Λ_r^{1/2} (n×r, K̃ = ΨΨᵀ on its range) and the
 // map P = Q_r·Λ_r^{-1/2} from feature-coordinate directions w to dual
 // coefficients a = P·w, over the r eigenvalues above tol·λ_max (tol 0:
-// 1e-10). ctx reports the decomposition's progress and cancels it
-// (linalg.SymEigContext).
+// 1e-10). ctx announces the step (progress.Step), reports the
+// decomposition's progress and cancels it (linalg.SymEigContext).
 func DualFeatures(ctx context.Context, k *mat.Dense, tol float64) (psi, back *mat.Dense, err error) {
 	if tol == 0 {
 		tol = 1e-10
 	}
+	n, _ := k.Dims()
+	progress.Step(ctx, n, "feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", n, n)
 	vals, q, err := linalg.SymEigContext(ctx, linalg.SymView(k), 0, linalg.Largest)
 	if err != nil {
 		return nil, nil, err
@@ -212,7 +212,6 @@ func DualFeatures(ctx context.Context, k *mat.Dense, tol float64) (psi, back *ma
 	if r == 0 {
 		return nil, nil, errors.New("embed: the centred Gram matrix is zero (all rows coincide in feature space)")
 	}
-	n, _ := k.Dims()
 	psi = mat.NewDense(n, r, nil)
 	back = mat.NewDense(n, r, nil)
 	for j := 0; j < r; j++ {

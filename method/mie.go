@@ -12,7 +12,6 @@ import (
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/param"
-	"github.com/dimred/dimred/progress"
 )
 
 // Variational graph embedding (seed 003, Yang, Zha, Zhou & Hu, ECML PKDD
@@ -625,10 +624,6 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 		return nil, err
 	}
 	start := graphMetric(z, kprep, !m.GraphInInput)
-	if kprep.Dual {
-		n, _ := kprep.Phi.Dims()
-		progress.Step(m.ctx(), n, "%s: feature coordinates: eigen-decomposition of the %d×%d centred kernel matrix", name, n, n)
-	}
 	prep, err := kprep.Features(m.ctx(), m.Cutoff)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

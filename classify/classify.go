@@ -72,20 +72,38 @@ func SweepMisclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *ma
 	if s, ok := c.(Sweeper); ok {
 		return s.Sweep(trainZ, ytrain, testZ, ytest, maxDim)
 	}
-	if err := checkSweep(c.Name(), trainZ, ytrain, testZ, ytest, maxDim); err != nil {
+	dims := make([]int, max(maxDim, 0))
+	for k := range dims {
+		dims[k] = k + 1
+	}
+	miss, err := fitAt([]Classifier{c}, trainZ, ytrain, testZ, ytest, dims, maxDim)
+	if err != nil {
+		return nil, err
+	}
+	return miss[0], nil
+}
+
+// fitAt fits and scores every classifier of cs at every dimension of dims
+// (ascending, the largest top): miss[i][t] is the count of cs[i] on the
+// first dims[t] columns. Each fit is independent and they run in
+// parallel, so the counts do not depend on GOMAXPROCS.
+func fitAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int, top int) ([][]int, error) {
+	if err := checkSweep(cs[0].Name(), trainZ, ytrain, testZ, ytest, top); err != nil {
 		return nil, err
 	}
 	ntr, _ := trainZ.Dims()
 	nte, _ := testZ.Dims()
-	// One fit per dimension, the dimensions in parallel: each is
-	// independent, so the counts do not depend on GOMAXPROCS.
-	miss := make([]int, maxDim)
-	errs := make([]error, maxDim)
-	par.Tasks(maxDim, func(k0 int) {
-		k := k0 + 1
+	miss := make([][]int, len(cs))
+	for i := range miss {
+		miss[i] = make([]int, len(dims))
+	}
+	errs := make([]error, len(cs)*len(dims))
+	par.Tasks(len(errs), func(u int) {
+		i, t := u/len(dims), u%len(dims)
+		k := dims[t]
 		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
 		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
-		miss[k0], errs[k0] = Misclassified(c, tr, ytrain, te, ytest)
+		miss[i][t], errs[u] = Misclassified(cs[i], tr, ytrain, te, ytest)
 	})
 	for _, err := range errs {
 		if err != nil {
@@ -212,28 +230,16 @@ func SweepAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense,
 	if len(many) == 0 {
 		return miss, nil
 	}
-	if err := checkSweep(cs[many[0]].Name(), trainZ, ytrain, testZ, ytest, top); err != nil {
+	sub := make([]Classifier, len(many))
+	for j, i := range many {
+		sub[j] = cs[i]
+	}
+	fitted, err := fitAt(sub, trainZ, ytrain, testZ, ytest, dims, top)
+	if err != nil {
 		return nil, err
 	}
-	ntr, _ := trainZ.Dims()
-	nte, _ := testZ.Dims()
-	errs := make([]error, len(many)*len(dims))
-	for _, i := range many {
-		miss[i] = make([]int, len(dims))
-	}
-	// Each (classifier, dimension) fit is independent, so the counts do not
-	// depend on GOMAXPROCS.
-	par.Tasks(len(errs), func(u int) {
-		i, t := many[u/len(dims)], u%len(dims)
-		k := dims[t]
-		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
-		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
-		miss[i][t], errs[u] = Misclassified(cs[i], tr, ytrain, te, ytest)
-	})
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	for j, i := range many {
+		miss[i] = fitted[j]
 	}
 	return miss, nil
 }

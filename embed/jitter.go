@@ -96,7 +96,10 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 	}
 	n, r := psi.Dims()
 	progress.Step(s.ctx, r, "objective and constraint matrices Φᵀ·G·Φ of order %d from %d rows", r, n)
-	a := scatter(psi, p.Objective)
+	a, err := scatter(s.ctx, psi, p.Objective, "objective matrix")
+	if err != nil {
+		return nil, nil, err
+	}
 	var b *mat.SymDense
 	if p.Constraint == nil {
 		b = mat.NewSymDense(r, nil)
@@ -104,7 +107,9 @@ func (s *solve) jitter() ([]float64, *mat.Dense, error) {
 			b.SetSym(j, j, 1)
 		}
 	} else {
-		b = scatter(psi, p.Constraint)
+		if b, err = scatter(s.ctx, psi, p.Constraint, "constraint matrix"); err != nil {
+			return nil, nil, err
+		}
 		for j := 0; j < r; j++ {
 			b.SetSym(j, j, b.At(j, j)+p.Ridge)
 		}
@@ -228,7 +233,7 @@ func (p *Problem) breakTies(rep *Prepared, vals []float64, coef *mat.Dense, viaS
 			vc := mat.DenseCopyOf(coef.Slice(0, rows, lo, hi))
 			var pv mat.Dense
 			pv.Mul(rep.Phi, vc)
-			s := scatter(&pv, p.TieBreak)
+			s, _ := scatter(nil, &pv, p.TieBreak, "") // a nil context never stops it
 			if _, u, err := linalg.SymEig(s, 0, linalg.Largest); err == nil {
 				var rot mat.Dense
 				rot.Mul(vc, u)

@@ -3,6 +3,7 @@ package embed
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/mat"
@@ -127,12 +128,16 @@ func scaleByRoot(vals []float64, u, phi *mat.Dense) ([]float64, *mat.Dense, erro
 	return vals, v, nil
 }
 
-// scatter returns Φᵀ·G·Φ.
-func scatter(phi *mat.Dense, g graph.Operator) *mat.SymDense {
+// scatter returns Φᵀ·G·Φ, its upper triangle computed from G·Φ
+// (linalg.SymTransMul: half a full product's flops). ctx (nil: none)
+// reports the product's progress under the name what ("objective
+// matrix") and stops it when cancelled.
+func scatter(ctx context.Context, phi *mat.Dense, g graph.Operator, what string) (*mat.SymDense, error) {
 	if graph.IsIdentity(g) {
-		return linalg.GramOp{X: phi}.SymDense()
+		return linalg.GramOp{X: phi}.SymDense(), nil
 	}
-	return linalg.Symmetrize(linalg.TransMul(phi, g.Apply(phi)))
+	_, r := phi.Dims()
+	return linalg.SymTransMul(ctx, phi, g.Apply(phi), fmt.Sprintf("%s Φᵀ·G·Φ of order %d", what, r))
 }
 
 // metric is the feature-space metric of coefficients: I (linear) or K̃.
@@ -154,13 +159,18 @@ func (s *solve) dense(prep *Prepared) ([]float64, *mat.Dense, error) {
 	p := s.p
 	n, r := prep.Phi.Dims()
 	progress.Step(s.ctx, r, "objective and constraint matrices Φᵀ·G·Φ of order %d from %d rows", r, n)
-	a := scatter(prep.Phi, p.Objective)
+	a, err := scatter(s.ctx, prep.Phi, p.Objective, "objective matrix")
+	if err != nil {
+		return nil, nil, err
+	}
 	addMetric(a, p.ObjectiveRidge, prep)
 	var b *mat.SymDense
 	if p.Constraint == nil {
 		b = metric(prep)
 	} else {
-		b = scatter(prep.Phi, p.Constraint)
+		if b, err = scatter(s.ctx, prep.Phi, p.Constraint, "constraint matrix"); err != nil {
+			return nil, nil, err
+		}
 		addMetric(b, p.Ridge, prep)
 	}
 	return s.eigs(linalg.SymDenseOp{M: a}, linalg.SymDenseOp{M: b}, s.k, p.order())

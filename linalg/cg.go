@@ -443,7 +443,7 @@ func NystromPreconditioner(ctx context.Context, a SymOperator, shift float64, ra
 		return nil, fmt.Errorf("linalg: Nyström preconditioner: Ωᵀ·A·Ω is not positive definite (is A positive semi-definite?): %w", err)
 	}
 	// B = Y_ν·L⁻ᵀ (Ωᵀ·Y_ν = L·Lᵀ, C = Lᵀ): rows of Y_ν forward-solved.
-	f.fwdRows(y, false)
+	f.fwdRows(y, false, nil)
 	var svd mat.SVD
 	if !svd.Factorize(y, mat.SVDThinU) {
 		return nil, errors.New("linalg: Nyström preconditioner: SVD failed")

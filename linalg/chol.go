@@ -78,6 +78,13 @@ func Cholesky(a *mat.SymDense) (*CholFactor, error) { return CholeskyShifted(a, 
 // the factor's storage: A itself is not modified and no third n×n matrix
 // is needed (a kernel ridge system factorised from its Gram matrix).
 func CholeskyShifted(a *mat.SymDense, shift float64) (*CholFactor, error) {
+	return choleskyShifted(a, shift, nil)
+}
+
+// choleskyShifted is CholeskyShifted reporting the factorisation's
+// progress to st and stopping between its panels when st's context is
+// cancelled (nil: neither; the LAPACK backend's dpotrf does neither).
+func choleskyShifted(a *mat.SymDense, shift float64, st *stage) (*CholFactor, error) {
 	n := a.SymmetricDim()
 	if n == 0 {
 		return nil, errors.New("linalg: Cholesky of an empty matrix")
@@ -109,7 +116,7 @@ func CholeskyShifted(a *mat.SymDense, shift float64) (*CholFactor, error) {
 			row[i] += shift
 		}
 	}
-	if err := cholBlocked(n, l, n); err != nil {
+	if err := cholBlocked(n, l, n, st); err != nil {
 		return nil, err
 	}
 	return &CholFactor{n: n, l: l}, nil
@@ -122,10 +129,15 @@ var backendPotrf func(n int, l []float64) bool
 
 // cholBlocked overwrites the lower triangle of the n×n row-major matrix a
 // (leading dimension lda) with its Cholesky factor; the strict upper
-// triangle is set to zero.
-func cholBlocked(n int, a []float64, lda int) error {
+// triangle is set to zero. st (nil: none) hears the fraction of the flops
+// done before each panel, 1 − (rest/n)³, and stops the factorisation there
+// when its context is cancelled (the error is the context's).
+func cholBlocked(n int, a []float64, lda int, st *stage) error {
 	bi := blas64.Implementation()
 	for j0 := 0; j0 < n; j0 += cholStep {
+		if f := float64(n-j0) / float64(n); !st.done(1 - f*f*f) {
+			return st.err()
+		}
 		jb := min(cholStep, n-j0)
 		j1 := j0 + jb
 		if err := cholUnblocked(jb, a[j0*lda+j0:], lda, j0, n); err != nil {
@@ -282,7 +294,7 @@ func (c *CholFactor) SolveTo(dst, rhs *mat.Dense) error {
 	}
 	// Work on Y = rhsᵀ (m×n): A·X = R ⇔ Xᵀ = Rᵀ·L⁻ᵀ·L⁻¹, row by row.
 	y := transposeOf(rhs)
-	c.fwdRows(y, false)
+	c.fwdRows(y, false, nil)
 	c.bwdRows(y)
 	dst.Copy(y.T())
 	return nil
@@ -300,13 +312,19 @@ func transposeOf(a mat.Matrix) *mat.Dense {
 // lower set, a row denseTile [r0, r1) is only solved for the column tiles that
 // start before r1 (forward substitution needs no later column), which is
 // all the lower triangle of the square result needs; entries beyond are
-// left unspecified.
-func (c *CholFactor) fwdRows(y *mat.Dense, lower bool) {
+// left unspecified. sh (nil: none) hears each tile's work when it is done
+// (rows·columns², its triangular solve's flops up to a constant; see
+// fwdWork) and skips the tiles left once its context is cancelled.
+func (c *CholFactor) fwdRows(y *mat.Dense, lower bool, sh *share) {
 	n, l := c.n, c.l
 	raw := y.RawMatrix()
 	m := raw.Rows
 	bi := blas64.Implementation()
 	par.Blocks(m, denseTile, func(r0, r1 int) {
+		if !sh.ok() {
+			return
+		}
+		defer sh.add(fwdTileWork(n, r0, r1, lower))
 		rows := r1 - r0
 		ydat := raw.Data[r0*raw.Stride:]
 		end := n
@@ -323,6 +341,25 @@ func (c *CholFactor) fwdRows(y *mat.Dense, lower bool) {
 				l[j0*n+j0:], n, ydat[j0:], raw.Stride)
 		}
 	})
+}
+
+// fwdTileWork is the work of fwdRows on the row tile [r0, r1) of a factor
+// of order n: rows·end² with end the columns solved.
+func fwdTileWork(n, r0, r1 int, lower bool) float64 {
+	end := n
+	if lower {
+		end = min(n, r1)
+	}
+	return float64(r1-r0) * float64(end) * float64(end)
+}
+
+// fwdWork is the work of fwdRows on m rows (the sum of fwdTileWork).
+func fwdWork(n, m int, lower bool) float64 {
+	w := 0.0
+	for r0 := 0; r0 < m; r0 += denseTile {
+		w += fwdTileWork(n, r0, min(r0+denseTile, m), lower)
+	}
+	return w
 }
 
 // bwdRows sets Y ← Y·L⁻¹ for the m×n row-major Y (each row y solves

@@ -168,7 +168,8 @@ func genEigChol(ctx context.Context, a, b *mat.SymDense, k int, order Order, tol
 		}
 		return vals, vecs, nil
 	}
-	f, err := Cholesky(b)
+	st := newGenStage(ctx, n)
+	f, err := choleskyShifted(b, 0, st)
 	if err != nil {
 		var npd *NotPositiveDefiniteError
 		if errors.As(err, &npd) {
@@ -182,7 +183,7 @@ func genEigChol(ctx context.Context, a, b *mat.SymDense, k int, order Order, tol
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
-	return f.reducedEig(a, k, order, newStage(ctx, n, fmt.Sprintf("generalized eigen-decomposition of order %d", n)))
+	return f.reducedEig(a, k, order, st)
 }
 
 // reducedEig returns k pairs of A·v = λ·B·v for B = L·Lᵀ (the receiver):
@@ -194,8 +195,10 @@ func (f *CholFactor) reducedEig(a mat.Symmetric, k int, order Order, st *stage) 
 		ad = mat.NewSymDense(a.SymmetricDim(), nil)
 		ad.CopySym(a)
 	}
-	st.announce("reduction to standard form, C = L⁻¹·A·L⁻ᵀ")
-	c := f.congruence(ad)
+	const part = "reduction to standard form, C = L⁻¹·A·L⁻ᵀ"
+	st.announce(part)
+	st.begin(part)
+	c := f.congruence(ad, st)
 	if err := st.err(); err != nil {
 		return nil, nil, err
 	}
@@ -212,8 +215,10 @@ func (f *CholFactor) reducedEig(a mat.Symmetric, k int, order Order, st *stage) 
 }
 
 // congruence returns C = L⁻¹·A·L⁻ᵀ: G = A·L⁻ᵀ row by row, then the lower
-// triangle of Gᵀ·L⁻ᵀ = L⁻¹·A·L⁻ᵀ (A symmetric), both by fwdRows.
-func (c *CholFactor) congruence(a *mat.SymDense) *mat.SymDense {
+// triangle of Gᵀ·L⁻ᵀ = L⁻¹·A·L⁻ᵀ (A symmetric), both by fwdRows. st
+// (nil: none) hears the fraction of the two solves' work done and stops
+// them when its context is cancelled (the result is then nil).
+func (c *CholFactor) congruence(a *mat.SymDense, st *stage) *mat.SymDense {
 	n := c.n
 	g := mat.NewDense(n, n, nil)
 	raw := a.RawSymmetric()
@@ -226,9 +231,16 @@ func (c *CholFactor) congruence(a *mat.SymDense) *mat.SymDense {
 			copy(gd[i*n+i:i*n+n], raw.Data[i*raw.Stride+i:i*raw.Stride+n])
 		}
 	})
-	c.fwdRows(g, false)
+	w1, w2 := fwdWork(n, n, false), fwdWork(n, n, true)
+	c.fwdRows(g, false, st.share(0, w1/(w1+w2), w1))
+	if st.halted() {
+		return nil
+	}
 	h := transposeOf(g)
-	c.fwdRows(h, true)
+	c.fwdRows(h, true, st.share(w1/(w1+w2), w2/(w1+w2), w2))
+	if st.halted() {
+		return nil
+	}
 	out := mat.NewSymDense(n, nil)
 	od := out.RawSymmetric()
 	hd := h.RawMatrix().Data

@@ -219,9 +219,14 @@ func GenSymEigContext(ctx context.Context, a, b mat.Symmetric, k int, opt GenOpt
 	// a margin) is reduced by its Cholesky factor, B = L·Lᵀ: one
 	// factorisation and two triangular solves instead of an
 	// eigen-decomposition of B, and the same pairs.
-	if f, err := Cholesky(bb); err == nil {
+	st := newGenStage(ctx, n)
+	f, err := choleskyShifted(bb, 0, st)
+	if err := st.err(); err != nil {
+		return nil, nil, err
+	}
+	if err == nil {
 		if lmax, lmin := f.extremeEigs(10); lmin > 100*tol*lmax {
-			return f.reducedEig(a, k, opt.Order, newStage(ctx, n, fmt.Sprintf("generalized eigen-decomposition of order %d", n)))
+			return f.reducedEig(a, k, opt.Order, st)
 		}
 	}
 	return genSymEigRange(ctx, a, bb, k, tol, opt.Order)

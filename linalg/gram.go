@@ -1,6 +1,9 @@
 package linalg
 
 import (
+	"context"
+	"fmt"
+
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
@@ -27,7 +30,35 @@ const (
 // whatever GOMAXPROCS is; 2.2× gonum's serial Dsyrk at 10000×784
 // (measured).
 func CrossProduct(x *mat.Dense) *mat.SymDense {
-	n, p := x.Dims()
+	out, _ := symTransMul(x, x, nil) // a nil stage is never cancelled
+	return out
+}
+
+// SymTransMul returns Aᵀ·B (p×p) for n×p matrices A and B whose product
+// is symmetric, B = G·A for a symmetric G: the matrices Φᵀ·G·Φ of graph
+// embedding. Like CrossProduct it computes only the tiles on and above
+// the diagonal, half the flops of TransMul followed by Symmetrize and
+// without their two p×p intermediates; the result is Aᵀ·B's upper
+// triangle as computed, not the average of the two triangles. ctx
+// (nil: none) reports the product's progress under the name what, once
+// per chunk of rows, and stops it between chunks when cancelled (the
+// error wraps ctx's). Bit-identical whatever GOMAXPROCS is.
+func SymTransMul(ctx context.Context, a, b *mat.Dense, what string) (*mat.SymDense, error) {
+	n, p := a.Dims()
+	if nb, q := b.Dims(); nb != n || q != p {
+		panic(fmt.Sprintf("linalg: SymTransMul of %d×%d and %d×%d", n, p, nb, q))
+	}
+	st := newStage(ctx, p, what)
+	st.begin(fmt.Sprintf("products over %d rows", n))
+	return symTransMul(a, b, st)
+}
+
+// symTransMul is the upper triangle of Aᵀ·B in tiles of gramTile,
+// accumulated over chunks of gramChunk rows transposed into contiguous
+// storage (one buffer when b is a). st reports after each chunk and stops
+// the product between chunks when its context is cancelled.
+func symTransMul(a, b *mat.Dense, st *stage) (*mat.SymDense, error) {
+	n, p := a.Dims()
 	out := mat.NewSymDense(p, nil)
 	raw := out.RawSymmetric()
 	nt := (p + gramTile - 1) / gramTile
@@ -38,56 +69,41 @@ func CrossProduct(x *mat.Dense) *mat.SymDense {
 			tiles = append(tiles, tile{i, j})
 		}
 	}
-	xt := mat.NewDense(p, min(gramChunk, max(n, 1)), nil)
+	at := mat.NewDense(p, min(gramChunk, max(n, 1)), nil)
+	bt := at
+	if b != a {
+		bt = mat.NewDense(p, min(gramChunk, max(n, 1)), nil)
+	}
 	for lo := 0; lo < n; lo += gramChunk {
+		if !st.done(float64(lo) / float64(n)) {
+			return nil, st.err()
+		}
 		hi := min(lo+gramChunk, n)
 		c := hi - lo
-		xt.Slice(0, p, 0, c).(*mat.Dense).Copy(x.Slice(lo, hi, 0, p).T())
-		xr := xt.RawMatrix()
+		at.Slice(0, p, 0, c).(*mat.Dense).Copy(a.Slice(lo, hi, 0, p).T())
+		if b != a {
+			bt.Slice(0, p, 0, c).(*mat.Dense).Copy(b.Slice(lo, hi, 0, p).T())
+		}
+		ar, br := at.RawMatrix(), bt.RawMatrix()
 		par.Tasks(len(tiles), func(k int) {
 			t := tiles[k]
 			i0, i1 := t.i*gramTile, min((t.i+1)*gramTile, p)
 			j0, j1 := t.j*gramTile, min((t.j+1)*gramTile, p)
-			a := blas64.General{Rows: i1 - i0, Cols: c, Stride: xr.Stride, Data: xr.Data[i0*xr.Stride:]}
-			b := blas64.General{Rows: j1 - j0, Cols: c, Stride: xr.Stride, Data: xr.Data[j0*xr.Stride:]}
+			x := blas64.General{Rows: i1 - i0, Cols: c, Stride: ar.Stride, Data: ar.Data[i0*ar.Stride:]}
+			y := blas64.General{Rows: j1 - j0, Cols: c, Stride: br.Stride, Data: br.Data[j0*br.Stride:]}
 			cc := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: raw.Stride, Data: raw.Data[i0*raw.Stride+j0:]}
-			blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 1, cc)
+			blas64.Gemm(blas.NoTrans, blas.Trans, 1, x, y, 1, cc)
 		})
 	}
+	if err := st.err(); err != nil {
+		return nil, err
+	}
 	// Diagonal tiles were computed whole: clear their lower triangles.
-	for a := 0; a < p; a++ {
-		t0 := (a / gramTile) * gramTile
-		for b := t0; b < a; b++ {
-			raw.Data[a*raw.Stride+b] = 0
+	for i := 0; i < p; i++ {
+		t0 := (i / gramTile) * gramTile
+		for j := t0; j < i; j++ {
+			raw.Data[i*raw.Stride+j] = 0
 		}
 	}
-	return out
-}
-
-// TransMul returns Aᵀ·B (p×q) for n×p A and n×q B, accumulating over
-// chunks of rows transposed into contiguous storage so that the product
-// runs in gonum's fast A·Bᵀ form (its Aᵀ·B form streams columns: 3–4×
-// slower on tall matrices); memory O(gramChunk·(p+q)). Bit-identical
-// whatever GOMAXPROCS is.
-func TransMul(a, b *mat.Dense) *mat.Dense {
-	n, p := a.Dims()
-	nb, q := b.Dims()
-	if n != nb {
-		panic("linalg: TransMul row mismatch")
-	}
-	out := mat.NewDense(p, q, nil)
-	c := min(gramChunk, max(n, 1))
-	at := mat.NewDense(p, c, nil)
-	bt := mat.NewDense(q, c, nil)
-	for lo := 0; lo < n; lo += gramChunk {
-		hi := min(lo+gramChunk, n)
-		w := hi - lo
-		ac := at.Slice(0, p, 0, w).(*mat.Dense)
-		bc := bt.Slice(0, q, 0, w).(*mat.Dense)
-		ac.Copy(a.Slice(lo, hi, 0, p).T())
-		bc.Copy(b.Slice(lo, hi, 0, q).T())
-		ar, br, or := ac.RawMatrix(), bc.RawMatrix(), out.RawMatrix()
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, ar, br, 1, or)
-	}
-	return out
+	return out, nil
 }

@@ -1,12 +1,18 @@
 package linalg
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
 )
 
 // CrossProduct equals gonum's symmetric rank-k update to rounding (1e-13
@@ -71,24 +77,97 @@ func BenchmarkCrossProduct10000x784(b *testing.B) {
 	})
 }
 
-// TransMul equals gonum's Aᵀ·B to rounding, for heights across chunks.
-func TestTransMul(t *testing.T) {
+// SymTransMul equals gonum's Aᵀ·(G·A) for a symmetric G to rounding
+// (1e-13 relative), for heights across chunks and orders across tiles; its
+// lower triangle mirrors the upper (SymDense), and it is bit-identical at
+// GOMAXPROCS 1 and 2. With B = A it is CrossProduct bit for bit.
+func TestSymTransMul(t *testing.T) {
 	rng := rand.New(rand.NewPCG(2, 2))
-	for _, n := range []int{1, 7, 2048, 5000} {
-		a := mat.NewDense(n, 13, nil)
-		b := mat.NewDense(n, 5, nil)
-		for _, m := range []*mat.Dense{a, b} {
-			for i := range m.RawMatrix().Data {
-				m.RawMatrix().Data[i] = rng.NormFloat64()
+	fill := func(m *mat.Dense) {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, sz := range [][2]int{{1, 1}, {7, 13}, {2048, 130}, {2300, 257}, {60, 300}} {
+		n, p := sz[0], sz[1]
+		a := mat.NewDense(n, p, nil)
+		fill(a)
+		g := mat.NewSymDense(n, nil)
+		for i := 0; i < n; i++ {
+			for j := i; j < n; j++ {
+				g.SetSym(i, j, rng.NormFloat64())
 			}
 		}
-		var want mat.Dense
-		want.Mul(a.T(), b)
-		got := TransMul(a, b)
-		var d mat.Dense
-		d.Sub(got, &want)
-		if e := mat.Norm(&d, math.Inf(1)) / mat.Norm(&want, math.Inf(1)); e > 1e-13 {
-			t.Errorf("n=%d: differs by %.3g", n, e)
+		var b, want mat.Dense
+		b.Mul(g, a)
+		want.Mul(a.T(), &b)
+		runtime.GOMAXPROCS(1)
+		g1, err := SymTransMul(context.Background(), a, &b, "test")
+		if err != nil {
+			t.Fatal(err)
 		}
+		runtime.GOMAXPROCS(2)
+		g2, err := SymTransMul(nil, a, &b, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		big, diff := 0.0, 0.0
+		for i := 0; i < p; i++ {
+			for j := 0; j < p; j++ {
+				big = math.Max(big, math.Abs(want.At(i, j)))
+				diff = math.Max(diff, math.Abs(want.At(i, j)-g2.At(i, j)))
+				if math.Float64bits(g1.At(i, j)) != math.Float64bits(g2.At(i, j)) {
+					t.Fatalf("%d×%d: GOMAXPROCS changes entry (%d,%d)", n, p, i, j)
+				}
+			}
+		}
+		if diff > 1e-13*big {
+			t.Errorf("%d×%d: differs from Aᵀ·B by %.3g (max %.3g)", n, p, diff, big)
+		}
+		same, err := SymTransMul(nil, a, a, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cross := CrossProduct(a)
+		for i := 0; i < p; i++ {
+			for j := i; j < p; j++ {
+				if math.Float64bits(same.At(i, j)) != math.Float64bits(cross.At(i, j)) {
+					t.Fatalf("%d×%d: SymTransMul(A, A) and CrossProduct(A) differ at (%d,%d)", n, p, i, j)
+				}
+			}
+		}
+	}
+}
+
+// SymTransMul of order ≥ progress.MinOrder reports after each chunk of
+// rows and stops between chunks when its context is cancelled: here it is
+// cancelled at its first line (after the first of three chunks) and
+// returns the context's error, with no further line.
+func TestSymTransMulProgressAndCancel(t *testing.T) {
+	withGap(t, 0)
+	n, p := 2*gramChunk+4, progress.MinOrder
+	a := mat.NewDense(n, p, nil)
+	for i := range a.RawMatrix().Data {
+		a.RawMatrix().Data[i] = float64(i%7) - 3
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log := &lineLog{at: "products", cancel: cancel}
+	ctx = progress.With(ctx, log.add)
+	_, err := SymTransMul(ctx, a, a, "objective matrix")
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled product: error %v, want context.Canceled", err)
+	}
+	want := fmt.Sprintf("objective matrix: products over %d rows, 49 %%", n)
+	if len(log.lines) != 1 || !strings.HasPrefix(log.lines[0], want) {
+		t.Fatalf("lines %q, want one starting %q", log.lines, want)
+	}
+	log.lines = nil
+	if _, err := SymTransMul(progress.With(context.Background(), log.add), a, a, "objective matrix"); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.lines) != 2 || !strings.Contains(log.lines[1], "99 %") {
+		t.Fatalf("uncancelled product: lines %q, want two, the second at 99 %%", log.lines)
 	}
 }

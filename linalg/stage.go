@@ -3,6 +3,7 @@ package linalg
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 
 	"github.com/dimred/dimred/progress"
@@ -29,6 +30,14 @@ func newStage(ctx context.Context, n int, what string) *stage {
 		return nil
 	}
 	return &stage{ctx: ctx, n: n, what: what}
+}
+
+// newGenStage is the stage of a generalized eigen-decomposition of order
+// n by a Cholesky factor of B, its first part that factorisation.
+func newGenStage(ctx context.Context, n int) *stage {
+	st := newStage(ctx, n, fmt.Sprintf("generalized eigen-decomposition of order %d", n))
+	st.begin("Cholesky factorization of B")
+	return st
 }
 
 // begin starts the part of the decomposition named part: its fractions
@@ -74,4 +83,40 @@ func (s *stage) err() error {
 		return fmt.Errorf("linalg: %s stopped: %w", s.what, err)
 	}
 	return nil
+}
+
+// share meters one share of a stage's current part that parallel blocks
+// do (par.Blocks): each block asks go() before its work and calls add with
+// its work when it has finished; the stage hears base + width·(work
+// finished)/total. A nil *share (from a nil stage) does neither.
+type share struct {
+	st                 *stage
+	base, width, total float64
+	mu                 sync.Mutex
+	done               float64
+}
+
+// share returns the share [base, base+width) of the current part, whose
+// blocks add up to total work.
+func (s *stage) share(base, width, total float64) *share {
+	if s == nil {
+		return nil
+	}
+	return &share{st: s, base: base, width: width, total: total}
+}
+
+// ok reports whether a block should run: false once the stage's context
+// is cancelled.
+func (p *share) ok() bool { return p == nil || p.st.done(0) }
+
+// add records w more work finished and reports the fraction.
+func (p *share) add(w float64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.done += w
+	f := p.base + p.width*p.done/p.total
+	p.mu.Unlock()
+	p.st.done(f)
 }

@@ -141,8 +141,68 @@ func TestSymEigContextCancel(t *testing.T) {
 	defer cancel()
 	log := lineLog{at: "tridiagonal reduction, ", cancel: cancel}
 	_, _, err := GenSymEigContext(progress.With(ctx, log.add), a, b, 3, GenOptions{})
-	if !errors.Is(err, context.Canceled) || log.count("generalized eigen-decomposition of order 2000: reduction to standard form") != 1 {
+	if !errors.Is(err, context.Canceled) || log.count("generalized eigen-decomposition of order 2000: reduction to standard form") == 0 {
 		t.Errorf("generalized: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
+	}
+}
+
+// A generalized problem reports its Cholesky factorization of B and its
+// reduction to standard form in increasing percentages and gives
+// GenSymEig's pairs bit for bit; cancelled inside either, it returns the
+// context's error and nothing after it runs.
+func TestGenSymEigContextStages(t *testing.T) {
+	pureGo(t)
+	withGap(t, 0)
+	n := progress.MinOrder
+	a := benchSym(n, 11)
+	b := benchSym(n, 12)
+	for i := 0; i < n; i++ { // B = S + n·I: positive definite, not diagonal
+		b.SetSym(i, i, b.At(i, i)+float64(n))
+	}
+	var log lineLog
+	vals, vecs, err := GenSymEigContext(progress.With(context.Background(), log.add), a, b, 3, GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wvecs, err := GenSymEig(a, b, 3, GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range want {
+		if vals[i] != want[i] {
+			t.Fatalf("eigenvalue %d: %v with a context, %v without", i, vals[i], want[i])
+		}
+	}
+	if !mat.Equal(vecs, wvecs) {
+		t.Fatal("eigenvectors differ with a context")
+	}
+	const chol, red = "generalized eigen-decomposition of order 2000: Cholesky factorization of B, ", "generalized eigen-decomposition of order 2000: reduction to standard form, C = L⁻¹·A·L⁻ᵀ, "
+	if log.count(chol) < 3 || log.count(red) < 5 {
+		t.Errorf("%d Cholesky and %d reduction lines, want ≥ 3 and ≥ 5:\n%s", log.count(chol), log.count(red), strings.Join(log.lines, "\n"))
+	}
+	last, part := -1, ""
+	for _, s := range log.lines {
+		i := strings.LastIndex(s, ", ")
+		var pct int
+		if _, err := fmt.Sscan(s[i+2:], &pct); i < 0 || err != nil {
+			continue
+		}
+		if s[:i] != part {
+			last, part = -1, s[:i]
+		}
+		if pct <= last {
+			t.Errorf("percentages do not increase: %q after %d", s, last)
+		}
+		last = pct
+	}
+	for _, c := range []struct{ at, after string }{{chol, "reduction to standard form"}, {red, "tridiagonal reduction"}} {
+		ctx, cancel := context.WithCancel(context.Background())
+		log := lineLog{at: c.at, cancel: cancel}
+		_, _, err := GenSymEigContext(progress.With(ctx, log.add), a, b, 3, GenOptions{})
+		cancel()
+		if !errors.Is(err, context.Canceled) || log.count(c.after) != 0 || log.count(c.at) > 1 {
+			t.Errorf("cancelled at %q: error %v, lines\n%s", c.at, err, strings.Join(log.lines, "\n"))
+		}
 	}
 }
 

@@ -50,13 +50,18 @@ func SymTransMul(ctx context.Context, a, b *mat.Dense, what string) (*mat.SymDen
 	}
 	st := newStage(ctx, p, what)
 	st.begin(fmt.Sprintf("products over %d rows", n))
-	return symTransMul(a, b, st)
+	out, err := symTransMul(a, b, st)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // symTransMul is the upper triangle of Aᵀ·B in tiles of gramTile,
 // accumulated over chunks of gramChunk rows transposed into contiguous
 // storage (one buffer when b is a). st reports after each chunk and stops
-// the product between chunks when its context is cancelled.
+// the product between chunks when its context is cancelled; the error
+// then comes with the sums of the chunks done (only what a test looks at).
 func symTransMul(a, b *mat.Dense, st *stage) (*mat.SymDense, error) {
 	n, p := a.Dims()
 	out := mat.NewSymDense(p, nil)
@@ -76,7 +81,7 @@ func symTransMul(a, b *mat.Dense, st *stage) (*mat.SymDense, error) {
 	}
 	for lo := 0; lo < n; lo += gramChunk {
 		if !st.done(float64(lo) / float64(n)) {
-			return nil, st.err()
+			return out, st.err()
 		}
 		hi := min(lo+gramChunk, n)
 		c := hi - lo
@@ -96,7 +101,7 @@ func symTransMul(a, b *mat.Dense, st *stage) (*mat.SymDense, error) {
 		})
 	}
 	if err := st.err(); err != nil {
-		return nil, err
+		return out, err
 	}
 	// Diagonal tiles were computed whole: clear their lower triangles.
 	for i := 0; i < p; i++ {

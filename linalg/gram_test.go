@@ -30,27 +30,40 @@ func TestCrossProduct(t *testing.T) {
 		}
 		var want mat.SymDense
 		want.SymOuterK(1, x.T())
-		got := CrossProduct(x)
-		big, diff := 0.0, 0.0
-		for i := 0; i < p; i++ {
-			for j := 0; j < p; j++ {
-				big = math.Max(big, math.Abs(want.At(i, j)))
-				diff = math.Max(diff, math.Abs(want.At(i, j)-got.At(i, j)))
-			}
-		}
-		if diff > 1e-13*big {
-			t.Errorf("%d×%d: differs from SymOuterK by %.3g (max %.3g)", n, p, diff, big)
+		if e := maxRelDiff(&want, CrossProduct(x)); e > 1e-13 {
+			t.Errorf("%d×%d: differs from SymOuterK by %.3g relative", n, p, e)
 		}
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 		runtime.GOMAXPROCS(1)
 		g1 := CrossProduct(x)
 		runtime.GOMAXPROCS(2)
 		g2 := CrossProduct(x)
-		for i := 0; i < p; i++ {
-			for j := i; j < p; j++ {
-				if math.Float64bits(g1.At(i, j)) != math.Float64bits(g2.At(i, j)) {
-					t.Fatalf("%d×%d: GOMAXPROCS changes entry (%d,%d)", n, p, i, j)
-				}
+		sameUpper(t, g1, g2, fmt.Sprintf("%d×%d: GOMAXPROCS 1 and 2", n, p))
+	}
+}
+
+// maxRelDiff is the largest |want − got| entry over the largest |want|.
+func maxRelDiff(want, got mat.Matrix) float64 {
+	r, c := want.Dims()
+	big, diff := 0.0, 0.0
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			big = math.Max(big, math.Abs(want.At(i, j)))
+			diff = math.Max(diff, math.Abs(want.At(i, j)-got.At(i, j)))
+		}
+	}
+	return diff / big
+}
+
+// sameUpper fails unless the upper triangles of a and b are equal bit for
+// bit; what names the two.
+func sameUpper(t *testing.T, a, b *mat.SymDense, what string) {
+	t.Helper()
+	p := a.SymmetricDim()
+	for i := 0; i < p; i++ {
+		for j := i; j < p; j++ {
+			if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+				t.Fatalf("%s: entry (%d,%d) differs: %v and %v", what, i, j, a.At(i, j), b.At(i, j))
 			}
 		}
 	}
@@ -112,38 +125,23 @@ func TestSymTransMul(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		big, diff := 0.0, 0.0
-		for i := 0; i < p; i++ {
-			for j := 0; j < p; j++ {
-				big = math.Max(big, math.Abs(want.At(i, j)))
-				diff = math.Max(diff, math.Abs(want.At(i, j)-g2.At(i, j)))
-				if math.Float64bits(g1.At(i, j)) != math.Float64bits(g2.At(i, j)) {
-					t.Fatalf("%d×%d: GOMAXPROCS changes entry (%d,%d)", n, p, i, j)
-				}
-			}
-		}
-		if diff > 1e-13*big {
-			t.Errorf("%d×%d: differs from Aᵀ·B by %.3g (max %.3g)", n, p, diff, big)
+		sameUpper(t, g1, g2, fmt.Sprintf("%d×%d: GOMAXPROCS 1 and 2", n, p))
+		if e := maxRelDiff(&want, g2); e > 1e-13 {
+			t.Errorf("%d×%d: differs from Aᵀ·B by %.3g relative", n, p, e)
 		}
 		same, err := SymTransMul(nil, a, a, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		cross := CrossProduct(a)
-		for i := 0; i < p; i++ {
-			for j := i; j < p; j++ {
-				if math.Float64bits(same.At(i, j)) != math.Float64bits(cross.At(i, j)) {
-					t.Fatalf("%d×%d: SymTransMul(A, A) and CrossProduct(A) differ at (%d,%d)", n, p, i, j)
-				}
-			}
-		}
+		sameUpper(t, same, CrossProduct(a), fmt.Sprintf("%d×%d: SymTransMul(A, A) and CrossProduct(A)", n, p))
 	}
 }
 
 // SymTransMul of order ≥ progress.MinOrder reports after each chunk of
 // rows and stops between chunks when its context is cancelled: here it is
 // cancelled at its first line (after the first of three chunks) and
-// returns the context's error, with no further line.
+// returns the context's error, with no further line; cancelled before it
+// starts, it adds no chunk to its sums.
 func TestSymTransMulProgressAndCancel(t *testing.T) {
 	withGap(t, 0)
 	n, p := 2*gramChunk+4, progress.MinOrder
@@ -170,4 +168,44 @@ func TestSymTransMulProgressAndCancel(t *testing.T) {
 	if len(log.lines) != 2 || !strings.Contains(log.lines[1], "99 %") {
 		t.Fatalf("uncancelled product: lines %q, want two, the second at 99 %%", log.lines)
 	}
+	// Cancelled before it starts, the product adds no chunk: with the
+	// first chunk's rows zero and the others not, its sums stay zero.
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	b := mat.NewDense(3*gramChunk, 3, nil)
+	for i := gramChunk; i < 3*gramChunk; i++ {
+		b.SetRow(i, []float64{1, 2, 3})
+	}
+	part, err := symTransMul(b, b, newStage(done, 3, "test"))
+	if !errors.Is(err, context.Canceled) || mat.Norm(part, 1) != 0 {
+		t.Fatalf("cancelled before the first chunk: error %v, sums %v", err, mat.Formatted(part))
+	}
+}
+
+// SymTransMul against the full product by gonum's Aᵀ·B form followed by
+// Symmetrize (what a direct implementation of Φᵀ·G·Φ does), on a
+// 3000×3000 pair: docs/performance.md gives the measured ratio.
+func BenchmarkSymTransMul3000(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	x := mat.NewDense(3000, 3000, nil)
+	y := mat.NewDense(3000, 3000, nil)
+	for _, m := range []*mat.Dense{x, y} {
+		for i := range m.RawMatrix().Data {
+			m.RawMatrix().Data[i] = rng.NormFloat64()
+		}
+	}
+	b.Run("SymTransMul", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			if _, err := SymTransMul(nil, x, y, ""); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("MulSymmetrize", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			var c mat.Dense
+			c.Mul(x.T(), y)
+			Symmetrize(&c)
+		}
+	})
 }

@@ -52,6 +52,44 @@ func pureGo(t *testing.T) {
 	}
 }
 
+// samePairs fails unless the pairs computed with a context are those
+// computed without, bit for bit.
+func samePairs(t *testing.T, vals []float64, vecs *mat.Dense, want []float64, wvecs *mat.Dense) {
+	t.Helper()
+	for i := range want {
+		if vals[i] != want[i] {
+			t.Fatalf("eigenvalue %d: %v with a context, %v without", i, vals[i], want[i])
+		}
+	}
+	if !mat.Equal(vecs, wvecs) {
+		t.Fatal("eigenvectors differ with a context")
+	}
+}
+
+// increasing fails unless the percentages of the lines of each part
+// (the text before the last ", ") increase.
+func increasing(t *testing.T, lines []string) {
+	t.Helper()
+	last, part := -1, ""
+	for _, s := range lines {
+		i := strings.LastIndex(s, ", ")
+		var pct int
+		if i < 0 {
+			continue
+		}
+		if _, err := fmt.Sscan(s[i+2:], &pct); err != nil {
+			continue
+		}
+		if s[:i] != part {
+			last, part = -1, s[:i]
+		}
+		if pct <= last {
+			t.Errorf("percentages do not increase: %q after %d", s, last)
+		}
+		last = pct
+	}
+}
+
 func withGap(t *testing.T, gap time.Duration) {
 	old := progress.MinGap
 	progress.MinGap = gap
@@ -75,30 +113,11 @@ func TestSymEigContextProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		if vals[i] != want[i] {
-			t.Fatalf("eigenvalue %d: %v with a context, %v without", i, vals[i], want[i])
-		}
-	}
-	if !mat.Equal(vecs, wvecs) {
-		t.Fatal("eigenvectors differ with a context")
-	}
+	samePairs(t, vals, vecs, want, wvecs)
 	if k := log.count("eigen-decomposition of order 2000: tridiagonal reduction, "); k < 5 {
 		t.Errorf("%d tridiagonal-reduction lines, want one per tenth passed (≥ 5):\n%s", k, strings.Join(log.lines, "\n"))
 	}
-	// Percentages increase.
-	last := -1
-	for _, s := range log.lines {
-		var pct int
-		if i := strings.LastIndex(s, ", "); i >= 0 {
-			if _, err := fmt.Sscan(s[i+2:], &pct); err == nil {
-				if pct <= last {
-					t.Errorf("percentages do not increase: %q after %d", s, last)
-				}
-				last = pct
-			}
-		}
-	}
+	increasing(t, log.lines)
 	// Below MinOrder, or without a reporter, nothing is sent.
 	log.lines = nil
 	if _, _, err := SymEigContext(ctx, benchSym(300, 7), 0, Largest); err != nil || len(log.lines) != 0 {
@@ -168,33 +187,12 @@ func TestGenSymEigContextStages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range want {
-		if vals[i] != want[i] {
-			t.Fatalf("eigenvalue %d: %v with a context, %v without", i, vals[i], want[i])
-		}
-	}
-	if !mat.Equal(vecs, wvecs) {
-		t.Fatal("eigenvectors differ with a context")
-	}
+	samePairs(t, vals, vecs, want, wvecs)
 	const chol, red = "generalized eigen-decomposition of order 2000: Cholesky factorization of B, ", "generalized eigen-decomposition of order 2000: reduction to standard form, C = L⁻¹·A·L⁻ᵀ, "
 	if log.count(chol) < 3 || log.count(red) < 5 {
 		t.Errorf("%d Cholesky and %d reduction lines, want ≥ 3 and ≥ 5:\n%s", log.count(chol), log.count(red), strings.Join(log.lines, "\n"))
 	}
-	last, part := -1, ""
-	for _, s := range log.lines {
-		i := strings.LastIndex(s, ", ")
-		var pct int
-		if _, err := fmt.Sscan(s[i+2:], &pct); i < 0 || err != nil {
-			continue
-		}
-		if s[:i] != part {
-			last, part = -1, s[:i]
-		}
-		if pct <= last {
-			t.Errorf("percentages do not increase: %q after %d", s, last)
-		}
-		last = pct
-	}
+	increasing(t, log.lines)
 	for _, c := range []struct{ at, after string }{{chol, "reduction to standard form"}, {red, "tridiagonal reduction"}} {
 		ctx, cancel := context.WithCancel(context.Background())
 		log := lineLog{at: c.at, cancel: cancel}
@@ -208,8 +206,9 @@ func TestGenSymEigContextStages(t *testing.T) {
 
 // The kernels stop at their first check once the context is cancelled:
 // the reduction after its first panel (the diagonal beyond it is never
-// written) and the back-transformation after the slabs in flight (most
-// rows untouched).
+// written), the back-transformation after the slabs in flight (most
+// rows untouched), the Cholesky factorization and the triangular solves
+// of the reduction to standard form before any work.
 func TestKernelsStopWhenCancelled(t *testing.T) {
 	n := 300
 	ctx, cancel := context.WithCancel(context.Background())
@@ -245,6 +244,29 @@ func TestKernelsStopWhenCancelled(t *testing.T) {
 	}
 	if untouched < n/2 {
 		t.Errorf("%d of %d rows untouched: the back-transformation went on", untouched, n)
+	}
+	// The Cholesky factorization stops before its first panel, and the
+	// triangular solves of the reduction to standard form skip every tile.
+	b := benchSym(n, 4)
+	for i := 0; i < n; i++ {
+		b.SetSym(i, i, b.At(i, i)+float64(n))
+	}
+	if _, err := choleskyShifted(b, 0, newStage(ctx, n, "test")); !errors.Is(err, context.Canceled) {
+		t.Errorf("Cholesky with a cancelled context: error %v", err)
+	}
+	f, err := Cholesky(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := mat.NewDense(n, n, nil)
+	for i := range y.RawMatrix().Data {
+		y.RawMatrix().Data[i] = 1
+	}
+	f.fwdRows(y, false, newStage(ctx, n, "test").share(0, 1, fwdWork(n, n, false)))
+	for _, x := range y.RawMatrix().Data {
+		if x != 1 {
+			t.Fatal("the triangular solves went on after the cancellation")
+		}
 	}
 }
 

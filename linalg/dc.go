@@ -118,7 +118,13 @@ func recordIter(it int) {
 // (clustered, graded or low-rank spectra). Block boundaries, the order of
 // every sum and the split of parallel work depend only on n, so the
 // result is bit-identical whatever GOMAXPROCS is.
-func tridiagDC(d, e []float64) (vals, z []float64, ok bool) {
+//
+// st (nil: none) hears the fraction of the merges' work done, counting a
+// merge of order m as m³ (the products of step 6 without deflation) and
+// crediting it tile by tile, and stops the recursion and the products'
+// tiles when its context is cancelled: ok is then false and st.err says
+// why.
+func tridiagDC(d, e []float64, st *stage) (vals, z []float64, ok bool) {
 	n := len(d)
 	if n == 0 || len(e) < n-1 {
 		return nil, nil, false
@@ -140,6 +146,12 @@ func tridiagDC(d, e []float64) (vals, z []float64, ok bool) {
 	}
 	starts = append(starts, n)
 	nblk := len(starts) - 1
+	work := 0.0
+	for b := 0; b < nblk; b++ {
+		work += dcWork(starts[b+1] - starts[b])
+	}
+	st.begin("eigenpairs of the tridiagonal matrix (divide and conquer)")
+	t.sh = st.share(0, 1, work)
 	fails := make([]bool, nblk)
 	par.Tasks(nblk, func(b int) {
 		fails[b] = !t.block(starts[b], starts[b+1])
@@ -168,6 +180,16 @@ type dcTree struct {
 	n    int
 	d, e []float64
 	q    []float64
+	sh   *share // progress and cancellation (nil: none)
+}
+
+// dcWork is the work dcTree.solve counts for a block of order m: m³ per
+// merge, over the tree of halvings down to the leaves.
+func dcWork(m int) float64 {
+	if m <= dcLeaf {
+		return 0
+	}
+	return float64(m)*float64(m)*float64(m) + dcWork(m/2) + dcWork(m-m/2)
 }
 
 // block solves the unreduced block [b0, b1).
@@ -213,6 +235,9 @@ func (t *dcTree) solve(lo, hi int) bool {
 	m := hi - lo
 	if m <= dcLeaf {
 		return t.leaf(lo, hi)
+	}
+	if !t.sh.ok() {
+		return false
 	}
 	mid := lo + m/2
 	beta := t.e[mid-1]
@@ -340,9 +365,15 @@ func (t *dcTree) merge(lo, mid, hi int, beta float64) bool {
 		dvals[c] = d[j]
 	}
 	lam := make([]float64, k)
-	if k > 0 && !t.secularMerge(lo, mid, hi, keep, kind, z, rho, lam) {
-		return false
+	credit := float64(m) * float64(m) * float64(m)
+	if k > 0 {
+		left, ok := t.secularMerge(lo, mid, hi, keep, kind, z, rho, lam, credit)
+		if !ok {
+			return false
+		}
+		credit = left
 	}
+	t.sh.add(credit)
 	// Write the m pairs back, sorted: roots (now in q[:, lo:lo+k]) and
 	// deflated columns (dfl), merged by value; ties put the root first.
 	src := make([]int, m) // ≥ 0: root column; < 0: −1 − deflated column
@@ -372,8 +403,10 @@ func (t *dcTree) merge(lo, mid, hi int, beta float64) bool {
 
 // secularMerge solves the deflated rank-one problem of the k = len(keep)
 // surviving columns (ascending d) and leaves the new eigenvectors, in the
-// order of their eigenvalues lam, in q[lo:hi, lo:lo+k] (steps 4–6).
-func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []float64, rho float64, lam []float64) bool {
+// order of their eigenvalues lam, in q[lo:hi, lo:lo+k] (steps 4–6). The
+// products' tiles share credit, the merge's work for t.sh, and stop when
+// it is cancelled; left is the credit no tile took.
+func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []float64, rho float64, lam []float64, credit float64) (left float64, ok bool) {
 	n, q := t.n, t.q
 	m, n1 := hi-lo, mid-lo
 	n2 := m - n1
@@ -419,7 +452,7 @@ func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []floa
 		})
 		for _, c := range conv {
 			if !c {
-				return false
+				return credit, false
 			}
 		}
 		// Löwner: ẑ_i² = −δ_i(λ_i)·∏_{j≠i} δ_i(λ_j)/(d_i − d_j) (times 1/ρ,
@@ -450,7 +483,7 @@ func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []floa
 		})
 		for _, b := range bad {
 			if b {
-				return false
+				return credit, false
 			}
 		}
 		// Vectors u_j = (ẑ_i/δ_i(λ_j))_i/‖·‖, stored as row j of u with
@@ -472,6 +505,18 @@ func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []floa
 
 	// New vectors: top rows Q₁-part·U, bottom rows Q₂-part·U, skipping
 	// the columns that are zero there, into q[lo:hi, lo:lo+k].
+	tiles := 0
+	for _, p := range [][2]int{{n1, c12}, {n2, c23}} {
+		if p[1] > 0 {
+			tiles += gemmTiles(p[0], k)
+		}
+	}
+	var each float64
+	if tiles > 0 {
+		each, left = credit/float64(tiles), 0
+	} else {
+		left = credit
+	}
 	mul := func(r0, rows, g0, g1 int) {
 		inner := g1 - g0
 		c := q[r0*n+lo:]
@@ -488,11 +533,11 @@ func (t *dcTree) secularMerge(lo, mid, hi int, keep []int, kind []int8, z []floa
 				a[r*inner+g-g0] = row[gcol[g]]
 			}
 		}
-		gemmNT(rows, k, inner, a, inner, u[g0:], k, c, n)
+		gemmNT(rows, k, inner, a, inner, u[g0:], k, c, n, t.sh, each)
 	}
 	mul(lo, n1, 0, c12)
 	mul(mid, n2, cnt[0], cnt[0]+c23)
-	return true
+	return left, !t.sh.stopped()
 }
 
 // secularEq is the rank-one eigenproblem diag(d) + ρ·z·zᵀ with d strictly
@@ -800,13 +845,23 @@ const gemmTile = 64
 // (long dot products: about 25 % faster than gonum's own parallel
 // blocking, which also splits k into blocks of 64), tiles in parallel.
 // The tiling depends only on the sizes, so the result does not depend on
-// the number of workers.
-func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+// the number of workers. sh (nil: none) is credited each per tile done,
+// and the tiles left are skipped once its context is cancelled.
+func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, sh *share, each float64) {
 	bi := blas64.Implementation()
-	mt, nt := (m+gemmTile-1)/gemmTile, (n+gemmTile-1)/gemmTile
-	par.Blocks(mt*nt, 1, func(t, _ int) {
+	nt := (n + gemmTile - 1) / gemmTile
+	par.Blocks(gemmTiles(m, n), 1, func(t, _ int) {
+		if !sh.ok() {
+			return
+		}
 		i, j := (t/nt)*gemmTile, (t%nt)*gemmTile
 		bi.Dgemm(blas.NoTrans, blas.Trans, min(gemmTile, m-i), min(gemmTile, n-j), k, 1,
 			a[i*lda:], lda, b[j*ldb:], ldb, 0, c[i*ldc+j:], ldc)
+		sh.add(each)
 	})
+}
+
+// gemmTiles is the number of tiles of gemmNT's m×n product.
+func gemmTiles(m, n int) int {
+	return ((m + gemmTile - 1) / gemmTile) * ((n + gemmTile - 1) / gemmTile)
 }

@@ -162,7 +162,7 @@ func TestTridiagDC(t *testing.T) {
 	for _, leaf := range []int{25, 1, 2, 5} {
 		withLeaf(leaf, func() {
 			for _, c := range tridiagCases(rng) {
-				vals, z, ok := tridiagDC(c.d, c.e)
+				vals, z, ok := tridiagDC(c.d, c.e, nil)
 				if !ok {
 					t.Errorf("leaf %d, %s: not ok", leaf, c.name)
 					continue
@@ -471,7 +471,7 @@ func TestFullEigFallback(t *testing.T) {
 	for i := range e {
 		e[i] = rng.NormFloat64()
 	}
-	tv, z, ok := tridiagDC(d, e)
+	tv, z, ok := tridiagDC(d, e, nil)
 	if !ok || !dcCheck(d, e, tv, z) {
 		t.Fatal("tridiagDC failed on a random matrix")
 	}

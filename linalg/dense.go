@@ -357,7 +357,7 @@ func fullEig(a *mat.SymDense, st *stage) ([]float64, *mat.Dense, bool) {
 		return nil, nil, false
 	}
 	st.announce("eigenpairs of the tridiagonal matrix (divide and conquer)")
-	vals, z, ok := tridiagDC(d, e)
+	vals, z, ok := tridiagDC(d, e, st)
 	if !ok || st.err() != nil {
 		return nil, nil, false
 	}

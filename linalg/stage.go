@@ -120,3 +120,7 @@ func (p *share) add(w float64) {
 	p.mu.Unlock()
 	p.st.done(f)
 }
+
+// stopped reports whether a block has seen the stage's context cancelled
+// (its work is then incomplete).
+func (p *share) stopped() bool { return p != nil && p.st.halted() }

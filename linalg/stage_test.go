@@ -148,7 +148,7 @@ func TestSymEigContextCancel(t *testing.T) {
 		if at == "tridiagonal reduction, " && (dc != 0 || log.count("tridiagonal reduction, ") > 2) {
 			t.Errorf("cancelled in the reduction, the decomposition went on:\n%s", strings.Join(log.lines, "\n"))
 		}
-		if at == "back-transformation, " && (dc != 1 || log.count("tridiagonal reduction, ") < 5) {
+		if at == "back-transformation, " && (dc == 0 || log.count("tridiagonal reduction, ") < 5) {
 			t.Errorf("lines before the back-transformation:\n%s", strings.Join(log.lines, "\n"))
 		}
 	}
@@ -162,6 +162,76 @@ func TestSymEigContextCancel(t *testing.T) {
 	_, _, err := GenSymEigContext(progress.With(ctx, log.add), a, b, 3, GenOptions{})
 	if !errors.Is(err, context.Canceled) || log.count("generalized eigen-decomposition of order 2000: reduction to standard form") == 0 {
 		t.Errorf("generalized: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
+	}
+}
+
+// The full decomposition's divide and conquer reports its merges' work in
+// increasing percentages and the pairs are SymEig's bit for bit;
+// cancelled at its first percentage, the decomposition returns the
+// context's error and the back-transformation never starts.
+func TestDivideAndConquerProgress(t *testing.T) {
+	pureGo(t)
+	withGap(t, 0)
+	n := progress.MinOrder
+	a := benchSym(n, 13)
+	const dc = "eigen-decomposition of order 2000: eigenpairs of the tridiagonal matrix (divide and conquer), "
+	var log lineLog
+	vals, vecs, err := SymEigContext(progress.With(context.Background(), log.add), a, 0, Largest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, wvecs, err := SymEig(a, 0, Largest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samePairs(t, vals, vecs, want, wvecs)
+	if log.count(dc) < 5 {
+		t.Errorf("%d divide-and-conquer lines, want ≥ 5:\n%s", log.count(dc), strings.Join(log.lines, "\n"))
+	}
+	increasing(t, log.lines)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log = lineLog{at: dc, cancel: cancel}
+	_, _, err = SymEigContext(progress.With(ctx, log.add), a, 0, Largest)
+	if !errors.Is(err, context.Canceled) || log.count("back-transformation") != 0 || log.count(dc) != 1 {
+		t.Errorf("cancelled in the divide and conquer: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
+	}
+}
+
+// Once the context is cancelled, the divide and conquer splits no block
+// and its products compute no tile.
+func TestDivideAndConquerStops(t *testing.T) {
+	n := 500
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	d, e := make([]float64, n), make([]float64, n-1)
+	for i := range d {
+		d[i] = float64(i % 17)
+		if i < n-1 {
+			e[i] = 1 + float64(i%5)
+		}
+	}
+	tree := &dcTree{n: n, d: append([]float64(nil), d...), e: append([]float64(nil), e...), q: make([]float64, n*n)}
+	tree.sh = newStage(ctx, n, "test").share(0, 1, dcWork(n))
+	if tree.solve(0, n) || !tree.sh.stopped() {
+		t.Fatal("the divide and conquer did not stop")
+	}
+	for i := range d {
+		if tree.d[i] != d[i] {
+			t.Fatalf("d[%d] changed from %v to %v: a block was split", i, d[i], tree.d[i])
+		}
+	}
+	m := 3 * gemmTile
+	a := make([]float64, m*5)
+	c := make([]float64, m*m)
+	for i := range c {
+		c[i] = 1
+	}
+	gemmNT(m, m, 5, a, 5, a, 5, c, m, newStage(ctx, n, "test").share(0, 1, 1), 1)
+	for _, x := range c {
+		if x != 1 {
+			t.Fatal("a tile of the product was computed after the cancellation")
+		}
 	}
 }
 

@@ -321,8 +321,14 @@ func TestKernelsStopWhenCancelled(t *testing.T) {
 	for i := 0; i < n; i++ {
 		b.SetSym(i, i, b.At(i, i)+float64(n))
 	}
-	if _, err := choleskyShifted(b, 0, newStage(ctx, n, "test")); !errors.Is(err, context.Canceled) {
-		t.Errorf("Cholesky with a cancelled context: error %v", err)
+	l := make([]float64, n*n)
+	for i := 0; i < n; i++ {
+		for j := 0; j <= i; j++ {
+			l[i*n+j] = b.At(i, j)
+		}
+	}
+	if err := cholBlocked(n, l, n, newStage(ctx, n, "test")); !errors.Is(err, context.Canceled) || l[0] != b.At(0, 0) {
+		t.Errorf("Cholesky with a cancelled context: error %v, first pivot %v (was %v)", err, l[0], b.At(0, 0))
 	}
 	f, err := Cholesky(b)
 	if err != nil {

@@ -37,8 +37,8 @@ func CrossProduct(x *mat.Dense) *mat.SymDense {
 // SymTransMul returns Aᵀ·B (p×p) for n×p matrices A and B whose product
 // is symmetric, B = G·A for a symmetric G: the matrices Φᵀ·G·Φ of graph
 // embedding. Like CrossProduct it computes only the tiles on and above
-// the diagonal, half the flops of TransMul followed by Symmetrize and
-// without their two p×p intermediates; the result is Aᵀ·B's upper
+// the diagonal, half the flops of the full product followed by
+// Symmetrize and without their two p×p intermediates; the result is Aᵀ·B's upper
 // triangle as computed, not the average of the two triangles. ctx
 // (nil: none) reports the product's progress under the name what, once
 // per chunk of rows, and stops it between chunks when cancelled (the

@@ -86,7 +86,7 @@ func (s *stage) err() error {
 }
 
 // share meters one share of a stage's current part that parallel blocks
-// do (par.Blocks): each block asks go() before its work and calls add with
+// do (par.Blocks): each block asks ok() before its work and calls add with
 // its work when it has finished; the stage hears base + width·(work
 // finished)/total. A nil *share (from a nil stage) does neither.
 type share struct {

@@ -234,6 +234,22 @@ func supervisedMode(within bool) graph.Supervision {
 	return graph.SameClassEdges
 }
 
+// varianceTieBreak is the secondary objective that makes the graph
+// methods' (LPP, SLPP, KLPP, SKLPP, MFA, KMFA) basis canonical inside a
+// degenerate eigenspace: directions sharing an eigenvalue are rotated to
+// uncorrelated training projections, largest variance first (the identity
+// graph's Φᵀ·Φ; see embed.Problem.TieBreak). Such eigenspaces are not
+// rare: a supervised graph has at least one component per class, and the
+// directions whose projections are constant on every component all have
+// eigenvalue 0 — C − 1 of them when there are fewer rows than features
+// plus classes (faces; Soy and Zoo in seed 000's tables). The constraint
+// graph cannot break the tie: inside the eigenspace its quadratic form is
+// the identity (Vᵀ·B·V = I), so every rotation would diagonalise it and
+// rounding alone would pick the first dimensions.
+func varianceTieBreak(objective graph.Operator) graph.Operator {
+	return graph.Identity(objective.Size())
+}
+
 func linearLPP(name string, m LPP, x *mat.Dense, y []int, sup graph.Supervision, dims int) (Model, error) {
 	pre, z, err := preStep(name, x, m.PCA, true)
 	if err != nil {
@@ -243,9 +259,8 @@ func linearLPP(name string, m LPP, x *mat.Dense, y []int, sup graph.Supervision,
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	deg := g.Degree()
-	prob := &embed.Problem{Space: embed.Linear{}, Objective: g.Laplacian(), Constraint: deg,
-		Minimize: true, Ridge: m.Ridge, ObjectiveRidge: m.Ridge, Solver: embed.Dense, Dims: dims, TieBreak: deg}
+	prob := &embed.Problem{Space: embed.Linear{}, Objective: g.Laplacian(), Constraint: g.Degree(),
+		Minimize: true, Ridge: m.Ridge, ObjectiveRidge: m.Ridge, Solver: embed.Dense, Dims: dims, TieBreak: varianceTieBreak(g.W)}
 	m.Engine.apply(prob)
 	return finish(name, pre, prob, z)
 }
@@ -344,9 +359,8 @@ func kernelLPP(name string, m KLPP, x *mat.Dense, y []int, sup graph.Supervision
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	deg := g.Degree()
-	prob := &embed.Problem{Objective: g.Laplacian(), Constraint: deg,
-		Minimize: true, Ridge: alpha, ObjectiveRidge: alpha, Solver: embed.Dense, Dims: dims, TieBreak: deg}
+	prob := &embed.Problem{Objective: g.Laplacian(), Constraint: g.Degree(),
+		Minimize: true, Ridge: alpha, ObjectiveRidge: alpha, Solver: embed.Dense, Dims: dims, TieBreak: varianceTieBreak(g.W)}
 	return finishPrepared(name, m.Engine, pre, prob, prep)
 }
 

@@ -77,7 +77,7 @@ func (m MFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("mfa: %w", err)
 	}
 	prob := &embed.Problem{Space: embed.Linear{}, Objective: lw, Constraint: lb,
-		Minimize: true, Ridge: m.Ridge, ObjectiveRidge: m.Ridge, Solver: embed.Dense, Dims: dims, TieBreak: lb}
+		Minimize: true, Ridge: m.Ridge, ObjectiveRidge: m.Ridge, Solver: embed.Dense, Dims: dims, TieBreak: varianceTieBreak(lw)}
 	m.Engine.apply(prob)
 	return finish("mfa", pre, prob, z)
 }
@@ -144,7 +144,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("kmfa: %w", err)
 	}
 	prob := &embed.Problem{Objective: lw, Constraint: lb,
-		Minimize: true, Ridge: alpha, ObjectiveRidge: alpha, Solver: embed.Dense, Dims: dims, TieBreak: lb}
+		Minimize: true, Ridge: alpha, ObjectiveRidge: alpha, Solver: embed.Dense, Dims: dims, TieBreak: varianceTieBreak(lw)}
 	return finishPrepared("kmfa", m.Engine, pre, prob, prep)
 }
 

@@ -131,13 +131,18 @@ func scaleByRoot(vals []float64, u, phi *mat.Dense) ([]float64, *mat.Dense, erro
 // scatter returns Φᵀ·G·Φ, its upper triangle computed from G·Φ
 // (linalg.SymTransMul: half a full product's flops). ctx (nil: none)
 // reports the product's progress under the name what ("objective
-// matrix") and stops it when cancelled.
+// matrix") and stops it when cancelled; G·Φ reports and stops too when G
+// is dense (graph.ApplyContext).
 func scatter(ctx context.Context, phi *mat.Dense, g graph.Operator, what string) (*mat.SymDense, error) {
 	if graph.IsIdentity(g) {
 		return linalg.GramOp{X: phi}.SymDense(), nil
 	}
 	_, r := phi.Dims()
-	return linalg.SymTransMul(ctx, phi, g.Apply(phi), fmt.Sprintf("%s Φᵀ·G·Φ of order %d", what, r))
+	gphi, err := graph.ApplyContext(ctx, g, phi)
+	if err != nil {
+		return nil, err
+	}
+	return linalg.SymTransMul(ctx, phi, gphi, fmt.Sprintf("%s Φᵀ·G·Φ of order %d", what, r))
 }
 
 // metric is the feature-space metric of coefficients: I (linear) or K̃.

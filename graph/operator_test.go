@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -64,6 +66,44 @@ func TestDenseApply(t *testing.T) {
 			} else if !mat.Equal(first, got) {
 				t.Fatalf("n = %d: the product depends on GOMAXPROCS", n)
 			}
+		}
+	}
+}
+
+// ApplyContext: through a dense graph (and a sum holding one) it equals
+// Apply bit for bit and stops with the context's error when cancelled;
+// graphs without a metered product check the context first; a nil
+// context is Apply.
+func TestApplyContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 300
+	s := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			s.SetSym(i, j, rng.NormFloat64())
+		}
+	}
+	m := mat.NewDense(n, 4, nil)
+	for i := range m.RawMatrix().Data {
+		m.RawMatrix().Data[i] = rng.NormFloat64()
+	}
+	dense := Dense{M: s}
+	sum := Sum{Coef: []float64{2, -1}, Ops: []Operator{dense, Identity(n)}}
+	live := context.Background()
+	dead, cancel := context.WithCancel(live)
+	cancel()
+	for _, op := range []Operator{dense, sum, Identity(n)} {
+		for _, ctx := range []context.Context{nil, live} {
+			got, err := ApplyContext(ctx, op, m)
+			if err != nil {
+				t.Fatalf("%T: %v", op, err)
+			}
+			if !mat.Equal(got, op.Apply(m)) {
+				t.Errorf("%T: ApplyContext differs from Apply", op)
+			}
+		}
+		if _, err := ApplyContext(dead, op, m); !errors.Is(err, context.Canceled) {
+			t.Errorf("%T with a cancelled context: error %v, want context.Canceled", op, err)
 		}
 	}
 }

@@ -11,11 +11,13 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/internal/par"
+	"github.com/dimred/dimred/progress"
 )
 
 // Kernel is a positive semi-definite kernel k(x, y). The zero value is the
@@ -191,7 +193,9 @@ func (k Kernel) Gram(x, y *mat.Dense) (*mat.Dense, error) {
 // inner products come from one matrix product per block, shared by the
 // terms of a sum kernel. If y is nil, y = x: only the upper triangle is
 // computed (half the work) and mirrored, so the result is exactly
-// symmetric. It stops with ctx.Err() when ctx is cancelled.
+// symmetric. It stops with ctx.Err() when ctx is cancelled, and reports
+// its progress to ctx's reporter (progress.Start: orders of at least
+// progress.MinOrder rows, a line per tenth at most every MinGap).
 func (k Kernel) GramContext(ctx context.Context, x, y *mat.Dense) (*mat.Dense, error) {
 	g, err := GramsContext(ctx, []Kernel{k}, x, y)
 	if err != nil {
@@ -241,6 +245,12 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 	// each block's products go to a scratch block and every term adds
 	// w·f(product) to its kernel's matrix, in the order of the terms.
 	inPlace := len(terms) == 1 && terms[0].w == 1
+	meter := progress.Start(ctx, n, "kernel matrix, %d×%d", n, m)
+	var mu sync.Mutex
+	entries, total := 0.0, float64(n)*float64(m)
+	if sym {
+		total = float64(n) * float64(n+1) / 2
+	}
 	par.Blocks(n, blockRows, func(lo, hi int) {
 		if ctx.Err() != nil {
 			return
@@ -249,6 +259,17 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 		if sym {
 			c0 = lo // upper triangle (and the diagonal block) only
 		}
+		defer func() { // the block's entries on and above the diagonal are done
+			w := float64(hi-lo) * float64(m)
+			if sym {
+				w -= float64(hi-lo) * float64(lo+hi-1) / 2
+			}
+			mu.Lock()
+			entries += w
+			frac := entries / total
+			mu.Unlock()
+			meter.Done(frac)
+		}()
 		dots := gs[0].Slice(lo, hi, c0, m).(*mat.Dense)
 		if !inPlace {
 			dots = mat.NewDense(hi-lo, m-c0, nil)

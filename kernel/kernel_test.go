@@ -2,13 +2,18 @@ package kernel
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
 )
 
 func randMat(seed uint64, n, d int) *mat.Dense {
@@ -187,5 +192,65 @@ func TestGramsShareProducts(t *testing.T) {
 	}
 	if _, err := GramsContext(context.Background(), []Kernel{Linear(), RBFAuto()}, x, nil); err == nil || !strings.Contains(err.Error(), "resolve it first") {
 		t.Errorf("unresolved width: %v", err)
+	}
+}
+
+// GramContext reports the share of entries done at order
+// progress.MinOrder (lines with rising percentages, under 100), the
+// symmetric form counting the upper triangle only, and its matrix is the
+// one computed without a reporter; a cancelled context stops it.
+func TestGramReportsProgress(t *testing.T) {
+	old := progress.MinGap
+	progress.MinGap = 0
+	t.Cleanup(func() { progress.MinGap = old })
+	n := progress.MinOrder
+	x := mat.NewDense(n, 3, nil)
+	for i := range x.RawMatrix().Data {
+		x.RawMatrix().Data[i] = float64(i%17) / 17
+	}
+	y := mat.DenseCopyOf(x.Slice(0, 700, 0, 3))
+	for _, tc := range []struct {
+		name string
+		y    *mat.Dense
+		cols int
+	}{{"symmetric", nil, n}, {"cross", y, 700}} {
+		want, err := RBF(1).Gram(x, tc.y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		var lines []string
+		ctx := progress.With(context.Background(), func(s string) {
+			mu.Lock()
+			lines = append(lines, s)
+			mu.Unlock()
+		})
+		got, err := RBF(1).GramContext(ctx, x, tc.y)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got, want) {
+			t.Errorf("%s: the matrix differs with a reporter", tc.name)
+		}
+		prefix := fmt.Sprintf("kernel matrix, %d×%d, ", n, tc.cols)
+		last := 0
+		for _, s := range lines {
+			var pct int
+			if !strings.HasPrefix(s, prefix) {
+				t.Fatalf("%s: line %q, want the prefix %q", tc.name, s, prefix)
+			}
+			if _, err := fmt.Sscan(s[len(prefix):], &pct); err != nil || pct <= last || pct >= 100 {
+				t.Fatalf("%s: line %q after %d %%", tc.name, s, last)
+			}
+			last = pct
+		}
+		if last < 80 {
+			t.Errorf("%s: the last line says %d %%, lines %q", tc.name, last, lines)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := RBF(1).GramContext(ctx, x, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: error %v, want context.Canceled", err)
 	}
 }

@@ -67,11 +67,15 @@ func samePairs(t *testing.T, vals []float64, vecs *mat.Dense, want []float64, wv
 }
 
 // increasing fails unless the percentages of the lines of each part
-// (the text before the last ", ") increase.
+// (the text before the last ", " once the times in parentheses are cut
+// off) increase, and fails when no line carries one.
 func increasing(t *testing.T, lines []string) {
 	t.Helper()
-	last, part := -1, ""
+	last, part, seen := -1, "", 0
 	for _, s := range lines {
+		if j := strings.LastIndex(s, " ("); j >= 0 {
+			s = s[:j]
+		}
 		i := strings.LastIndex(s, ", ")
 		var pct int
 		if i < 0 {
@@ -87,6 +91,10 @@ func increasing(t *testing.T, lines []string) {
 			t.Errorf("percentages do not increase: %q after %d", s, last)
 		}
 		last = pct
+		seen++
+	}
+	if seen == 0 {
+		t.Errorf("no line with a percentage among %q", lines)
 	}
 }
 
@@ -397,5 +405,46 @@ func TestIterativeSolversReport(t *testing.T) {
 		if want := n >= progress.MinOrder; (log.count("cg of order 2000: iteration ") > 0) != want || log.count("right-hand sides converged") != len(log.lines) {
 			t.Errorf("cg, order %d: lines\n%s", n, strings.Join(log.lines, "\n"))
 		}
+	}
+}
+
+// SymMulContext equals SymMul bit for bit, reports rising percentages at
+// order progress.MinOrder, and stops at the next row block when cancelled
+// (its first line cancels: no further line, and the error wraps ctx's).
+func TestSymMulContext(t *testing.T) {
+	withGap(t, 0)
+	n := progress.MinOrder
+	a := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i; j < n; j++ {
+			a.SetSym(i, j, float64((i*7+j*3)%11)-5)
+		}
+	}
+	m := mat.NewDense(n, 3, nil)
+	for i := range m.RawMatrix().Data {
+		m.RawMatrix().Data[i] = float64(i%13) - 6
+	}
+	want := SymMul(a, m)
+	log := &lineLog{}
+	got, err := SymMulContext(progress.With(context.Background(), log.add), a, m, "dense graph")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got, want) {
+		t.Fatal("SymMulContext differs from SymMul")
+	}
+	if len(log.lines) < 5 || !strings.HasPrefix(log.lines[0], "dense graph: product with 3 columns, ") {
+		t.Fatalf("lines %q, want one a tenth starting \"dense graph: product with 3 columns, \"", log.lines)
+	}
+	increasing(t, log.lines)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	log = &lineLog{at: "product", cancel: cancel}
+	if _, err := SymMulContext(progress.With(ctx, log.add), a, m, "dense graph"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled product: error %v, want context.Canceled", err)
+	}
+	if len(log.lines) != 1 {
+		t.Fatalf("cancelled at its first line, the product went on: %q", log.lines)
 	}
 }

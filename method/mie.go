@@ -262,8 +262,19 @@ func (g shiftedLaplacian) Size() int { return g.l.Size() }
 
 // Apply implements graph.Operator: L·M − μ·S·(SᵀM).
 func (g shiftedLaplacian) Apply(m *mat.Dense) *mat.Dense {
+	out, _ := g.ApplyContext(nil, m) // a nil context never stops it
+	return out
+}
+
+// ApplyContext implements graph.ContextOperator: L·M reports its
+// progress and stops when ctx is cancelled (graph.Dense).
+func (g shiftedLaplacian) ApplyContext(ctx context.Context, m *mat.Dense) (*mat.Dense, error) {
 	if g.cache.of != m {
-		g.cache.of, g.cache.prod = m, g.l.Apply(m)
+		prod, err := graph.ApplyContext(ctx, g.l, m)
+		if err != nil {
+			return nil, err
+		}
+		g.cache.of, g.cache.prod = m, prod
 	}
 	out := mat.DenseCopyOf(g.cache.prod)
 	if g.mu != 0 {
@@ -273,7 +284,7 @@ func (g shiftedLaplacian) Apply(m *mat.Dense) *mat.Dense {
 		sst.Scale(g.mu, &sst)
 		out.Sub(out, &sst)
 	}
-	return out
+	return out, nil
 }
 
 // Dense implements graph.Operator.

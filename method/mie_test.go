@@ -888,3 +888,37 @@ func TestShiftVectorsIdentity(t *testing.T) {
 		t.Error("the Cholesky factor was not kept")
 	}
 }
+
+// The level-shifted graph of the EM step: L·M − μ·S·(SᵀM) from its cached
+// L·M equals the product with its dense form, and with a cancelled
+// context its product stops before L·M (nothing cached).
+func TestShiftedLaplacianApply(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	n := 40
+	w := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			w.SetSym(i, j, rng.Float64())
+		}
+	}
+	l, err := graph.LaplacianOf(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := testdata.Normal(rng, n, 2)
+	m := testdata.Normal(rng, n, 3)
+	g := shiftedLaplacian{l: l, s: s, mu: 0.7, cache: &productCache{}}
+	var want mat.Dense
+	want.Mul(g.Dense(), m)
+	for i := 0; i < 2; i++ { // the second product comes from the cache
+		if got := g.Apply(m); !mat.EqualApprox(got, &want, 1e-12) {
+			t.Fatalf("product %d differs from the dense form's", i+1)
+		}
+	}
+	dead, cancel := context.WithCancel(context.Background())
+	cancel()
+	h := shiftedLaplacian{l: l, s: s, mu: 0.7, cache: &productCache{}}
+	if _, err := graph.ApplyContext(dead, h, m); err == nil || h.cache.prod != nil {
+		t.Fatalf("cancelled: error %v, cached product %v", err, h.cache.prod != nil)
+	}
+}

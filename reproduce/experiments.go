@@ -14,8 +14,9 @@ import (
 // paper order. Each is a value: what it reads, what it sits beside and
 // how long it takes; the runs reuse the per-paper protocols (Seed000 …
 // Seed004). Minutes are wall times measured on the project's 2 cores
-// (the runs of docs/reproduction/report.md, 2026-11-22/23; some shared
-// with other jobs).
+// (the runs of docs/reproduction/report.md, 2026-11-22/23, and the
+// re-runs of 2026-11-24 alone where they are given; the machine's speed
+// varies by up to a third between days).
 func Experiments() []Experiment {
 	uci := func(names ...string) []string {
 		var out []string
@@ -29,13 +30,14 @@ func Experiments() []Experiment {
 		seed000Data = append(seed000Data, "uci/"+s.File)
 	}
 	return []Experiment{
-		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 10.5, 0.3),
-		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 30, 1),
-		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 1.5, 0.2),
+		// Alone, 2026-11-23/24: II-III 5.5-5.6 min, IV-V 25.9-28.5 min, VII-VIII 15-21 s.
+		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 5.6, 0.3),
+		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 28.5, 1),
+		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 0.4, 0.2),
 		{
 			Name: "seed000-figures", Paper: "seed000",
 			Title: "Figures 1-4: 2-D embeddings of a Swiss roll and of 1 000 MNIST digits by every method",
-			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.8, QuickMinutes: 0.2,
+			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.4, QuickMinutes: 0.2, // 14-21 s, 2026-11-23/24
 			Run: runSeed000Figures,
 		},
 		{
@@ -88,7 +90,7 @@ func Experiments() []Experiment {
 			Name: "seed003-table1", Paper: "seed003",
 			Title:     "Table 1: 1-NN accuracy of 15 methods on Yale, ORL and PIE (10 persons) with ν training images per person, 10 random splits",
 			Data:      []string{"faces/yale_32x32.csv.gz", "faces/orl_32x32.csv.gz", "faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 12.9, QuickMinutes: 0.1, Classifiers: 1, // the EM members refit per dimension: most of the time (12.3-12.9 min alone, 2026-11-23)
+			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 15.4, QuickMinutes: 0.1, Classifiers: 1, // the EM members refit per dimension: most of the time (12.3-12.9 min alone on 2026-11-23, 15.4 on 2026-11-24)
 			Run: runSeed003,
 		},
 		{
@@ -101,7 +103,7 @@ func Experiments() []Experiment {
 			Name: "seed004-tables1-2", Paper: "seed004",
 			Title:     "Tables 1-2: best 1-NN recognition rate over dimensions on ORL (5 per person) and Extended Yale B (30 per person), 10 random splits; accuracy curves",
 			Data:      []string{"faces/orl_32x32.csv.gz", "faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 1.6, QuickMinutes: 0.1, Classifiers: 1,
+			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 2.1, QuickMinutes: 0.1, Classifiers: 1, // 2.0-2.1 min, 2026-11-23/24
 			Run: runSeed004,
 		},
 		{

@@ -49,7 +49,7 @@ func permuteRows(x *mat.Dense, y []int, perm []int) (*mat.Dense, []int) {
 // the training projections, largest first, with no cross-covariance.
 // Before the canonical basis, supervised LPP and MFA broke this tie with
 // their own constraint (an identity inside the eigenspace), and the two
-// orders gave directions 30° and more apart.
+// orders gave SLPP directions 85° and 87° apart, MFA's 1.5° and 2.7°.
 func TestZeroEigenspaceBasisIsCanonical(t *testing.T) {
 	x, y := tiedZeroData()
 	perm := rand.New(rand.NewPCG(3, 3)).Perm(15)

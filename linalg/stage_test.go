@@ -414,12 +414,7 @@ func TestIterativeSolversReport(t *testing.T) {
 func TestSymMulContext(t *testing.T) {
 	withGap(t, 0)
 	n := progress.MinOrder
-	a := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		for j := i; j < n; j++ {
-			a.SetSym(i, j, float64((i*7+j*3)%11)-5)
-		}
-	}
+	a := benchSym(n, 11)
 	m := mat.NewDense(n, 3, nil)
 	for i := range m.RawMatrix().Data {
 		m.RawMatrix().Data[i] = float64(i%13) - 6

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/param"
@@ -87,13 +88,13 @@ func TestZeroEigenspaceBasisIsCanonical(t *testing.T) {
 			}
 			for j := 0; j < 2; j++ {
 				ca, cb := mat.Col(nil, j, ea), mat.Col(nil, j, eb)
-				if c := math.Abs(cosine(ca, cb)); c < 1-1e-8 {
+				if c := math.Abs(stat.Correlation(ca, cb, nil)); c < 1-1e-8 {
 					t.Errorf("dimension %d: the two row orders give directions with |cos| %.6f (%.1f°)", j+1, c, math.Acos(math.Min(c, 1))*180/math.Pi)
 				}
 			}
 			// Ordered by variance, uncorrelated, inside the eigenspace.
 			c0, c1 := mat.Col(nil, 0, ea), mat.Col(nil, 1, ea)
-			v0, v1, cov := centredDot(c0, c0), centredDot(c1, c1), centredDot(c0, c1)
+			v0, v1, cov := stat.Variance(c0, nil), stat.Variance(c1, nil), stat.Covariance(c0, c1, nil)
 			if v1 > v0*(1+1e-10) {
 				t.Errorf("variance %g of dimension 2 above %g of dimension 1", v1, v0)
 			}
@@ -102,24 +103,4 @@ func TestZeroEigenspaceBasisIsCanonical(t *testing.T) {
 			}
 		})
 	}
-}
-
-func cosine(a, b []float64) float64 {
-	return centredDot(a, b) / math.Sqrt(centredDot(a, a)*centredDot(b, b))
-}
-
-// centredDot is Σ (a − ā)(b − b̄).
-func centredDot(a, b []float64) float64 {
-	var ma, mb float64
-	for i := range a {
-		ma += a[i]
-		mb += b[i]
-	}
-	ma /= float64(len(a))
-	mb /= float64(len(b))
-	var s float64
-	for i := range a {
-		s += (a[i] - ma) * (b[i] - mb)
-	}
-	return s
 }

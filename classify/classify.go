@@ -11,8 +11,11 @@
 //
 // Distances are Euclidean. Predict computes them blockwise with matrix
 // products (‖a‖² + ‖b‖² − 2a·b, clamped at 0); the sweeps accumulate
-// (aⱼ − bⱼ)² directly. The two agree except where two distances differ by
-// rounding only (≈1e-15 relative), where a tie may be broken differently.
+// (aⱼ − bⱼ)² directly. Distances within TieTolerance (1e-9 of the query's
+// scale) of each other are tied, and ties go to the lowest label (NCC) or
+// training index (k-NN), so the two routes agree, and the answer does not
+// follow the last bits of points that coincide in theory; they can differ
+// only where two distances lie within rounding of that tolerance's edge.
 package classify
 
 import (
@@ -57,7 +60,8 @@ type Sweeper interface {
 	// misclassified when the classifier is fitted on the first k columns of
 	// trainZ (labels ytrain) and applied to the first k columns of testZ
 	// (true labels ytest): miss[k-1]. The result equals the per-dimension
-	// Fit/Predict loop, up to rounding in near-equal distances.
+	// Fit/Predict loop, except where a distance lies within rounding of
+	// the tie tolerance's edge (TieTolerance).
 	Sweep(trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, maxDim int) ([]int, error)
 }
 

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -12,7 +13,9 @@ import (
 )
 
 // naiveKNN is the brute-force reference: direct distances, a full stable
-// sort by (distance, index), and the documented vote rule.
+// sort by (distance, index), and the documented vote rule, summed
+// distances within 1e-9 counting as equal (on integer rows a distance tie
+// is exact, but equal sums of square roots can differ in rounding).
 func naiveKNN(k int, X *mat.Dense, y []int, T *mat.Dense) []int {
 	n, p := X.Dims()
 	nt, _ := T.Dims()
@@ -41,7 +44,7 @@ func naiveKNN(k int, X *mat.Dense, y []int, T *mat.Dense) []int {
 		best := -1
 		for c := range votes {
 			if best < 0 || votes[c] > votes[best] ||
-				(votes[c] == votes[best] && (sums[c] < sums[best] || (sums[c] == sums[best] && c < best))) {
+				(votes[c] == votes[best] && (sums[c] < sums[best]-1e-9 || (math.Abs(sums[c]-sums[best]) <= 1e-9 && c < best))) {
 				best = c
 			}
 		}
@@ -209,6 +212,141 @@ func TestTieRules(t *testing.T) {
 	p, _ = NCC{}.Fit(mat.NewDense(2, 1, []float64{1, -1}), []int{3, 1})
 	if got, _ := p.Predict(mat.NewDense(1, 1, []float64{0})); got[0] != 1 {
 		t.Errorf("NCC tie: got %d, want 1", got[0])
+	}
+	// Distances equal up to rounding are tied: 0.1 + 0.2 is 0.30000000000000004,
+	// farther from 0 than 0.3 in floating point, and still wins as the lower
+	// index (1-NN) or label (NCC); 1e-6 farther is not a tie.
+	q := mat.NewDense(1, 1, []float64{0})
+	tenth := 0.1 // a variable: a constant 0.1 + 0.2 is exactly 0.3
+	for _, c := range []struct {
+		far  float64
+		want int
+	}{{-(tenth + 0.2), 4}, {-0.3 * (1 + 1e-6), 5}} {
+		p, _ = KNN{K: 1}.Fit(mat.NewDense(2, 1, []float64{c.far, 0.3}), []int{4, 5})
+		if got, _ := p.Predict(q); got[0] != c.want {
+			t.Errorf("1-NN, rows %v and 0.3: got %d, want %d", c.far, got[0], c.want)
+		}
+		p, _ = NCC{}.Fit(mat.NewDense(2, 1, []float64{c.far, 0.3}), []int{4, 5})
+		if got, _ := p.Predict(q); got[0] != c.want {
+			t.Errorf("NCC, centroids %v and 0.3: got %d, want %d", c.far, got[0], c.want)
+		}
+		// 2-NN, one vote each: summed distances within rounding are tied.
+		p, _ = KNN{K: 2}.Fit(mat.NewDense(3, 1, []float64{c.far, 0.3, 9}), []int{4, 5, 6})
+		if got, _ := p.Predict(q); got[0] != c.want {
+			t.Errorf("2-NN, rows %v and 0.3: got %d, want %d", c.far, got[0], c.want)
+		}
+	}
+}
+
+// exactNCC is NCC on integer-valued rows in exact integer arithmetic: the
+// squared distance to the centroid S/n of class c is Σ(n·t − S)²/n², so two
+// classes compare by cross-multiplying; a tie goes to the lowest label.
+func exactNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
+	n, p := X.Dims()
+	nt, _ := T.Dims()
+	nc := 0
+	for _, v := range y {
+		nc = max(nc, v+1)
+	}
+	sum := make([][]int64, nc)
+	cnt := make([]int64, nc)
+	for c := range sum {
+		sum[c] = make([]int64, p)
+	}
+	for i := 0; i < n; i++ {
+		cnt[y[i]]++
+		for j := 0; j < p; j++ {
+			sum[y[i]][j] += int64(X.At(i, j))
+		}
+	}
+	out := make([]int, nt)
+	for t := range out {
+		best := -1
+		var bnum, bden int64
+		for c := 0; c < nc; c++ {
+			if cnt[c] == 0 {
+				continue
+			}
+			var num int64
+			for j := 0; j < p; j++ {
+				d := cnt[c]*int64(T.At(t, j)) - sum[c][j]
+				num += d * d
+			}
+			den := cnt[c] * cnt[c]
+			if best < 0 || num*bden < bnum*den {
+				best, bnum, bden = c, num, den
+			}
+		}
+		out[t] = best
+	}
+	return out
+}
+
+// perturb returns X + eps·N(0, 1) entrywise.
+func perturb(rng *rand.Rand, X *mat.Dense, eps float64) *mat.Dense {
+	out := mat.DenseCopyOf(X)
+	r, c := out.Dims()
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			out.Set(i, j, out.At(i, j)+eps*rng.NormFloat64())
+		}
+	}
+	return out
+}
+
+// On integer-valued rows many distances tie exactly, and the answers of
+// the tie rules are known exactly (naiveKNN, exactNCC). Moving every
+// coordinate by about 1e-13, as an eigensolver's rounding moves points
+// that coincide in theory, leaves the ties within TieTolerance, so Predict
+// and the sweeps must still give those answers. Under an exact tie rule
+// (TieTolerance = 0) the 1-NN and NCC predictions differ from them.
+func TestNearTiesAreTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 3; trial++ {
+		// Classes 3-5 repeat the rows of 0-2, so their centroids coincide
+		// with 0-2's and every row has a twin.
+		X0, y0 := dataset(rng, 30, 4, 3, true)
+		X := mat.NewDense(60, 4, nil)
+		X.Stack(X0, X0)
+		y := append(append([]int(nil), y0...), y0...)
+		for i := 30; i < 60; i++ {
+			y[i] += 3
+		}
+		T, yt := dataset(rng, 45, 4, 6, true)
+		Xn, Tn := perturb(rng, X, 1e-13), perturb(rng, T, 1e-13)
+		check := func(c Classifier, ref func(X *mat.Dense, y []int, T *mat.Dense) []int) {
+			p, err := c.Fit(Xn, y)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := p.Predict(Tn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := ref(X, y, T); !reflect.DeepEqual(got, want) {
+				t.Errorf("trial %d, %s on perturbed rows:\n got %v\nwant %v (exact ties)", trial, c.Name(), got, want)
+			}
+			miss, err := SweepMisclassified(c, Xn, y, Tn, yt, 4)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for k := 1; k <= 4; k++ {
+				pred := ref(mat.DenseCopyOf(X.Slice(0, 60, 0, k)), y, mat.DenseCopyOf(T.Slice(0, 45, 0, k)))
+				want := 0
+				for i := range pred {
+					if pred[i] != yt[i] {
+						want++
+					}
+				}
+				if miss[k-1] != want {
+					t.Errorf("trial %d, %s sweep at dimension %d: %d errors on perturbed rows, %d with exact ties", trial, c.Name(), k, miss[k-1], want)
+				}
+			}
+		}
+		check(NCC{}, exactNCC)
+		for _, k := range []int{1, 2, 3, 4, 7} {
+			check(KNN{K: k}, func(X *mat.Dense, y []int, T *mat.Dense) []int { return naiveKNN(k, X, y, T) })
+		}
 	}
 }
 
@@ -416,10 +554,14 @@ func BenchmarkSweepKNN(b *testing.B) {
 	rng := rand.New(rand.NewPCG(5, 5))
 	tr, ytr := dataset(rng, 900, 30, 5, false)
 	te, yte := dataset(rng, 100, 30, 5, false)
-	for b.Loop() {
-		if _, err := (KNN{K: 1}).Sweep(tr, ytr, te, yte, 30); err != nil {
-			b.Fatal(err)
-		}
+	for _, k := range []int{1, 3} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := (KNN{K: k}).Sweep(tr, ytr, te, yte, 30); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

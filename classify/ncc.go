@@ -9,7 +9,7 @@ import (
 // NCC is the nearest class centroid (nearest mean) classifier: each class
 // is represented by the mean of its training rows and a row is assigned to
 // the class of the nearest mean in Euclidean distance. A tie in distance
-// goes to the lowest class label. Labels that have no training rows are
+// (equal up to TieTolerance) goes to the lowest class label. Labels that have no training rows are
 // never predicted.
 type NCC struct{}
 
@@ -80,17 +80,13 @@ func (m *NCCModel) Predict(X *mat.Dense) ([]int, error) {
 	}
 	n, _ := X.Dims()
 	out := make([]int, n)
-	forEachDistBlock(X, m.Centroids, rowNorms(m.Centroids), func(start int, d *mat.Dense) {
+	norms := rowNorms(m.Centroids)
+	refMean := mean(norms)
+	forEachDistBlock(X, m.Centroids, norms, func(start int, d *mat.Dense) {
 		r, _ := d.Dims()
 		for i := 0; i < r; i++ {
-			row := d.RawRowView(i)
-			best := 0
-			for c, v := range row {
-				if v < row[best] {
-					best = c
-				}
-			}
-			out[start+i] = m.Classes[best]
+			tol := tieTol(sqNorm(X.RawRowView(start+i)), refMean)
+			out[start+i] = m.Classes[nearestTied(d.RawRowView(i), tol)]
 		}
 	})
 	return out, nil
@@ -107,21 +103,30 @@ func (NCC) Sweep(trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int,
 	classes, cent := centroids(trainZ, ytrain, maxDim)
 	nc := len(classes)
 	nte, _ := testZ.Dims()
+	// refMean[k]: the mean squared norm of the centroids' first k+1
+	// coordinates, summed in Predict's order so the tie tolerances agree.
+	refMean := make([]float64, maxDim)
+	cn := make([]float64, nc)
+	for k := range refMean {
+		for c := range cn {
+			v := cent.At(c, k)
+			cn[c] += v * v
+		}
+		refMean[k] = mean(cn)
+	}
 	miss := make([]int, maxDim)
 	acc := make([]float64, nc)
 	for i := 0; i < nte; i++ {
 		clear(acc)
 		row := testZ.RawRowView(i)
+		qn := 0.0
 		for k := 0; k < maxDim; k++ {
-			best := 0
 			for c := range acc {
 				d := row[k] - cent.At(c, k)
 				acc[c] += d * d
-				if acc[c] < acc[best] {
-					best = c
-				}
 			}
-			if classes[best] != ytest[i] {
+			qn += row[k] * row[k]
+			if classes[nearestTied(acc, tieTol(qn, refMean[k]))] != ytest[i] {
 				miss[k]++
 			}
 		}

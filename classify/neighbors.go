@@ -16,11 +16,7 @@ func rowNorms(X *mat.Dense) []float64 {
 	r, _ := X.Dims()
 	out := make([]float64, r)
 	for i := range out {
-		s := 0.0
-		for _, v := range X.RawRowView(i) {
-			s += v * v
-		}
-		out[i] = s
+		out[i] = sqNorm(X.RawRowView(i))
 	}
 	return out
 }
@@ -56,9 +52,80 @@ func forEachDistBlock(A, B *mat.Dense, bNorm []float64, fn func(start int, d *ma
 	}
 }
 
-// nearest keeps the k smallest squared distances seen by scan, ordered by
-// (distance, index): among equal distances the lower training index comes
-// first and a later index never displaces an earlier one.
+// TieTolerance is the relative size below which two squared distances
+// count as equal. A query's squared distances d and d' are tied when
+// |d − d'| ≤ TieTolerance·s, with s = ‖x‖² + the mean of ‖b‖² over the
+// reference points b (the training rows for k-NN, the class centroids
+// for NCC), the scale of the rounding in both the distances and the
+// embedding that produced them.
+//
+// Exact equality is not enough: points that coincide in theory (a class
+// collapsed onto one point inside a zero eigenspace, a grid's equidistant
+// neighbours) come out of an eigensolver equal to 12-15 digits, not bit
+// for bit, and which of them counts as nearer then follows the rounding
+// of the build (pure Go against OpenBLAS) or the row order. 1e-9 leaves
+// three orders of magnitude above that rounding and is far below any
+// difference in distance that carries information.
+const TieTolerance = 1e-9
+
+// tieTol is the absolute tolerance TieTolerance·(xn + refMean) of one
+// query with squared norm xn.
+func tieTol(xn, refMean float64) float64 { return TieTolerance * (xn + refMean) }
+
+// mean returns the mean of v (0 for an empty v).
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// sqNorm returns ‖v‖².
+func sqNorm(v []float64) float64 {
+	s := 0.0
+	for _, x := range v {
+		s += x * x
+	}
+	return s
+}
+
+// nearestTied returns the lowest index j whose d[j] is within tol of the
+// smallest value of d: the nearest reference point, ties (TieTolerance)
+// going to the lowest index. d is not empty.
+func nearestTied(d []float64, tol float64) int {
+	// One pass: m is the smallest value so far and bi the lowest index
+	// within tol of it. Values before j are ≥ the old minimum, so when a
+	// new minimum v arrives only a near tie (v + tol ≥ old minimum) can
+	// leave bi before j; then the lowest such index is at or after the
+	// old bi, whose set {d ≤ m + tol} holds the new one.
+	m, bi := d[0], 0
+	for j, v := range d {
+		if v >= m {
+			continue
+		}
+		if v+tol < m {
+			m, bi = v, j
+			continue
+		}
+		m = v
+		for d[bi] > m+tol {
+			bi++
+		}
+	}
+	return bi
+}
+
+// nearest finds the k nearest reference points of a query in the order
+// the classifier ranks them: by squared distance, where distances within
+// the tie tolerance of the first of a run count as equal and are ranked
+// by index. Sorting the distances, a run starts at the smallest value not
+// yet ranked, d₀, and holds every value ≤ d₀ + tol; the runs are ranked by
+// distance and the points in a run by index. The ranking is the same for
+// every k, so the k nearest for a smaller k are the first k.
 type nearest struct {
 	k   int
 	cnt int
@@ -67,93 +134,124 @@ type nearest struct {
 }
 
 func newNearest(k int) *nearest {
-	return &nearest{k: k, d2: make([]float64, k), idx: make([]int, k)}
+	return &nearest{k: k, d2: make([]float64, 0, k), idx: make([]int, 0, k)}
 }
 
-// scan finds the k nearest among row[j], j = 0, 1, ….
-func (nb *nearest) scan(row []float64) {
-	if nb.k == 1 && len(row) > 0 {
-		best, bi := row[0], 0
-		for j, v := range row {
-			if v < best {
-				best, bi = v, j
-			}
-		}
-		nb.d2[0], nb.idx[0], nb.cnt = best, bi, 1
+// scan ranks the points with squared distances row[j], j = 0, 1, …, and
+// keeps the first k (tol: the query's tie tolerance).
+func (nb *nearest) scan(row []float64, tol float64) {
+	k := nb.k
+	if k == 1 && len(row) > 0 {
+		j := nearestTied(row, tol)
+		nb.d2, nb.idx, nb.cnt = append(nb.d2[:0], row[j]), append(nb.idx[:0], j), 1
 		return
 	}
-	nb.cnt = 0
-	k := nb.k
+	// Keep, in (distance, index) order, every point that may still end in
+	// the first k: all points ≤ the k-th smallest distance + tol.
+	d2, idx := nb.d2[:0], nb.idx[:0]
+	limit := math.Inf(1)
 	for j, v := range row {
-		var pos int
-		switch {
-		case nb.cnt < k:
-			pos = nb.cnt
-			nb.cnt++
-		case v < nb.d2[k-1]:
-			pos = k - 1
-		default:
+		if len(d2) >= k && v > limit {
 			continue
 		}
-		for pos > 0 && nb.d2[pos-1] > v {
-			nb.d2[pos] = nb.d2[pos-1]
-			nb.idx[pos] = nb.idx[pos-1]
+		pos := len(d2)
+		d2, idx = append(d2, v), append(idx, j)
+		for pos > 0 && d2[pos-1] > v {
+			d2[pos], idx[pos] = d2[pos-1], idx[pos-1]
 			pos--
 		}
-		nb.d2[pos] = v
-		nb.idx[pos] = j
+		d2[pos], idx[pos] = v, j
+		if len(d2) >= k {
+			limit = d2[k-1] + tol
+			n := len(d2)
+			for n > k && d2[n-1] > limit {
+				n--
+			}
+			d2, idx = d2[:n], idx[:n]
+		}
 	}
+	// Rank each run of tied distances by index.
+	for s := 0; s < len(d2); {
+		e := s + 1
+		for e < len(d2) && d2[e] <= d2[s]+tol {
+			e++
+		}
+		for i := s + 1; i < e; i++ {
+			for m := i; m > s && idx[m-1] > idx[m]; m-- {
+				d2[m], d2[m-1] = d2[m-1], d2[m]
+				idx[m], idx[m-1] = idx[m-1], idx[m]
+			}
+		}
+		s = e
+	}
+	nb.d2, nb.idx, nb.cnt = d2, idx, min(k, len(d2))
 }
 
 // vote returns the majority label among the first k neighbours found by
-// the last scan (k ≤ the scan's k; the list is sorted, so its first k
-// entries are the k nearest). Ties in the number of votes go to the tied
-// class whose neighbours have the smallest summed Euclidean distance, then
-// to the lowest label. tally is scratch space reused between calls.
-func (nb *nearest) vote(k int, y []int, tally *[]classTally) int {
+// the last scan (k ≤ the scan's k). Ties in the number of votes go to the
+// tied class whose neighbours have the smallest summed Euclidean distance,
+// sums within their rounding of each other counting as equal, then to the
+// lowest label. A neighbour's distance √d carries the rounding
+// min(√tol, tol/√d) of its tied squared distance d; a class's sum carries
+// the sum of its neighbours'. tally is scratch space reused between calls.
+func (nb *nearest) vote(k int, y []int, tol float64, tally *[]classTally) int {
 	k = min(k, nb.cnt)
 	if k == 1 {
 		return y[nb.idx[0]]
 	}
 	t := (*tally)[:0]
+	rt := math.Sqrt(tol)
 	for i := 0; i < k; i++ {
 		c := y[nb.idx[i]]
 		d := math.Sqrt(nb.d2[i])
+		e := rt
+		if d > rt {
+			e = tol / d
+		}
 		found := false
 		for m := range t {
 			if t[m].class == c {
 				t[m].votes++
 				t[m].sum += d
+				t[m].err += e
 				found = true
 				break
 			}
 		}
 		if !found {
-			t = append(t, classTally{class: c, votes: 1, sum: d})
+			t = append(t, classTally{class: c, votes: 1, sum: d, err: e})
 		}
 	}
+	// The most votes, and among those the smallest sum.
 	best := t[0]
 	for _, c := range t[1:] {
-		if c.votes > best.votes ||
-			(c.votes == best.votes && (c.sum < best.sum || (c.sum == best.sum && c.class < best.class))) {
+		if c.votes > best.votes || (c.votes == best.votes && c.sum < best.sum) {
 			best = c
 		}
 	}
+	// The lowest label whose votes equal and whose sum is within rounding.
+	win := best.class
+	for _, c := range t {
+		if c.votes == best.votes && c.sum <= best.sum+best.err+c.err && c.class < win {
+			win = c.class
+		}
+	}
 	*tally = t
-	return best.class
+	return win
 }
 
 type classTally struct {
 	class, votes int
-	sum          float64
+	sum, err     float64 // summed distance and its rounding
 }
 
 // KNN is the k-nearest-neighbour classifier with Euclidean distance.
 //
-// The K nearest training rows are found with ties in distance broken by the
-// lower training index. The predicted class is the one with most votes
-// among them; a tie in votes goes to the tied class whose neighbours have
-// the smallest summed distance to the query, then to the lowest class label.
+// The K nearest training rows are found with ties in distance (equal up
+// to TieTolerance) broken by the lower training index. The predicted class
+// is the one with most votes among them; a tie in votes goes to the tied
+// class whose neighbours have the smallest summed distance to the query
+// (equal up to its rounding), then to the lowest class label.
 type KNN struct {
 	// K is the number of neighbours, 1 ≤ K ≤ number of training rows.
 	// There is no default: K < 1 is an error.
@@ -221,11 +319,13 @@ func (m *KNNModel) Predict(X *mat.Dense) ([]int, error) {
 	out := make([]int, n)
 	nb := newNearest(m.K)
 	var tally []classTally
+	refMean := mean(norms)
 	forEachDistBlock(X, m.X, norms, func(start int, d *mat.Dense) {
 		r, _ := d.Dims()
 		for i := 0; i < r; i++ {
-			nb.scan(d.RawRowView(i))
-			out[start+i] = nb.vote(m.K, m.Y, &tally)
+			tol := tieTol(sqNorm(X.RawRowView(start+i)), refMean)
+			nb.scan(d.RawRowView(i), tol)
+			out[start+i] = nb.vote(m.K, m.Y, tol, &tally)
 		}
 	})
 	return out, nil
@@ -267,13 +367,25 @@ func knnSweep(ks []int, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest
 	for i := range miss {
 		miss[i] = make([]int, maxDim)
 	}
+	// refMean[d]: the mean squared norm of the training rows' first d+1
+	// columns, summed in Predict's order so the tie tolerances agree.
+	refMean := make([]float64, maxDim)
+	trNorm := make([]float64, ntr)
+	for d, col := range cols {
+		for j, v := range col {
+			trNorm[j] += v * v
+		}
+		refMean[d] = mean(trNorm)
+	}
 	bs := max(1, min(nte, blockElems/ntr))
 	acc := make([]float64, bs*ntr)
+	qn := make([]float64, bs)
 	nb := newNearest(kmax)
 	var tally []classTally
 	for start := 0; start < nte; start += bs {
 		end := min(start+bs, nte)
 		clear(acc)
+		clear(qn)
 		for d := 0; d < maxDim; d++ {
 			col := cols[d]
 			for i := start; i < end; i++ {
@@ -283,9 +395,11 @@ func knnSweep(ks []int, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest
 					diff := t - v
 					row[j] += diff * diff
 				}
-				nb.scan(row)
+				qn[i-start] += t * t
+				tol := tieTol(qn[i-start], refMean[d])
+				nb.scan(row, tol)
 				for m, k := range ks {
-					if nb.vote(k, ytrain, &tally) != ytest[i] {
+					if nb.vote(k, ytrain, tol, &tally) != ytest[i] {
 						miss[m][d]++
 					}
 				}

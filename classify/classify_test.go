@@ -230,11 +230,96 @@ func TestTieRules(t *testing.T) {
 		if got, _ := p.Predict(q); got[0] != c.want {
 			t.Errorf("NCC, centroids %v and 0.3: got %d, want %d", c.far, got[0], c.want)
 		}
-		// 2-NN, one vote each: summed distances within rounding are tied.
+		// 2-NN, one vote each: summed distances within the tolerance are tied.
 		p, _ = KNN{K: 2}.Fit(mat.NewDense(3, 1, []float64{c.far, 0.3, 9}), []int{4, 5, 6})
 		if got, _ := p.Predict(q); got[0] != c.want {
 			t.Errorf("2-NN, rows %v and 0.3: got %d, want %d", c.far, got[0], c.want)
 		}
+	}
+}
+
+// The tie tolerance is absolute in distance, a billionth of the
+// coordinates' size: points 1e-3 apart next to a point at 360 (Soy's LDA
+// has such classes) are not tied, whatever the squared distances' ratio
+// to the squared norms (1e-6 against 4e4).
+func TestCloseIsNotTied(t *testing.T) {
+	base := -20.0
+	X := mat.NewDense(3, 1, []float64{base + 2e-3, base + 1e-3, 360})
+	q := mat.NewDense(1, 1, []float64{base})
+	for _, c := range []Classifier{NCC{}, KNN{K: 1}} {
+		p, err := c.Fit(X, []int{0, 1, 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := p.Predict(q); got[0] != 1 {
+			t.Errorf("%s: rows %v, query %v: got %d, want 1 (nearer by 1e-3)", c.Name(), X.RawMatrix().Data, base, got[0])
+		}
+		miss, err := SweepMisclassified(c, X, []int{0, 1, 2}, q, []int{1}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if miss[0] != 0 {
+			t.Errorf("%s sweep: query %v misclassified, want 1 (nearer by 1e-3)", c.Name(), base)
+		}
+	}
+}
+
+// A value is always tied with itself: (√d2 + r)² rounds below d2 for
+// about half the values when r is 0 or below d2's last bit, and a run
+// anchored there would hold nothing (k-NN looped forever on it).
+func TestTieLimitHoldsItself(t *testing.T) {
+	rng := rand.New(rand.NewPCG(10, 10))
+	for i := 0; i < 10000; i++ {
+		d2 := rng.Float64() * math.Pow(10, float64(rng.IntN(20)-10))
+		for _, r := range []float64{0, 1e-30, 1e-9 * math.Sqrt(d2)} {
+			if lim := (tie{r}).limit(d2); lim < d2 {
+				t.Fatalf("tie{%g}.limit(%v) = %v < %v", r, d2, lim, d2)
+			}
+		}
+	}
+	// Duplicate training rows at distances whose square root rounds:
+	// Predict (which ranks exactly before refining) must return.
+	X := mat.NewDense(6, 2, []float64{0.1, 0.7, 0.1, 0.7, 0.3, 0.2, 0.3, 0.2, 0.9, 0.9, 0.9, 0.9})
+	p, err := KNN{K: 3}.Fit(X, []int{0, 1, 0, 1, 0, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Predict(mat.NewDense(2, 2, []float64{0.33, 0.51, 0.01, 0.02})); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A run of tied distances may hold any number of points: 1 500 rows of a
+// class collapsed onto 1 (up to 1e-14) compete for the last four places
+// of a query's 5 nearest, which go to the lowest indices (labels 2, 2, 1,
+// 1), after the nearest row, the last (label 1): class 1 by 3 votes to 2.
+// Ranking the run by its rounding would pick labels 2 nearly always.
+func TestLongTiedRun(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	n := 1501
+	X := mat.NewDense(n, 1, nil)
+	y := make([]int, n)
+	for i := 0; i < n-1; i++ {
+		X.Set(i, 0, 1+1e-14*rng.NormFloat64())
+		y[i] = 2
+	}
+	y[2], y[3] = 1, 1
+	X.Set(n-1, 0, 0.5)
+	y[n-1] = 1
+	q := mat.NewDense(1, 1, []float64{0})
+	p, err := KNN{K: 5}.Fit(X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := p.Predict(q); got[0] != 1 {
+		t.Errorf("5-NN with a tied run of %d rows: got %d, want 1", n-1, got[0])
+	}
+	miss, err := KNN{K: 5}.Sweep(X, y, q, []int{1}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if miss[0] != 0 {
+		t.Errorf("5-NN sweep with a tied run of %d rows: misclassified, want class 1", n-1)
 	}
 }
 
@@ -558,6 +643,32 @@ func BenchmarkSweepKNN(b *testing.B) {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := (KNN{K: k}).Sweep(tr, ytr, te, yte, 30); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSweepKNNCollapsed: 10 000 training rows in 3 classes, each
+// collapsed onto a point up to 1e-13 (a zero eigenspace's embedding), so
+// every query's k-th place is a run of thousands of tied points.
+func BenchmarkSweepKNNCollapsed(b *testing.B) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, p := 10000, 2
+	tr := mat.NewDense(n, p, nil)
+	ytr := make([]int, n)
+	for i := 0; i < n; i++ {
+		ytr[i] = i % 3
+		for j := 0; j < p; j++ {
+			tr.Set(i, j, float64(ytr[i]*(j+1))+1e-13*rng.NormFloat64())
+		}
+	}
+	te, yte := dataset(rng, 200, p, 3, false)
+	for _, k := range []int{1, 3} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := (KNN{K: k}).Sweep(tr, ytr, te, yte, p); err != nil {
 					b.Fatal(err)
 				}
 			}

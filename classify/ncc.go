@@ -80,15 +80,15 @@ func (m *NCCModel) Predict(X *mat.Dense) ([]int, error) {
 	}
 	n, _ := X.Dims()
 	out := make([]int, n)
-	norms := rowNorms(m.Centroids)
-	refMean := mean(norms)
-	forEachDistBlock(X, m.Centroids, norms, func(start int, d *mat.Dense) {
-		r, _ := d.Dims()
-		for i := 0; i < r; i++ {
-			tol := tieTol(sqNorm(X.RawRowView(start+i)), refMean)
-			out[start+i] = m.Classes[nearestTied(d.RawRowView(i), tol)]
+	refMean := mean(rowNorms(m.Centroids))
+	d := make([]float64, nc)
+	for i := range out {
+		x := X.RawRowView(i)
+		for c := range d {
+			d[c] = sqDist(x, m.Centroids.RawRowView(c))
 		}
-	})
+		out[i] = m.Classes[nearestTied(d, newTie(sqNorm(x), refMean))]
+	}
 	return out, nil
 }
 
@@ -126,7 +126,7 @@ func (NCC) Sweep(trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int,
 				acc[c] += d * d
 			}
 			qn += row[k] * row[k]
-			if classes[nearestTied(acc, tieTol(qn, refMean[k]))] != ytest[i] {
+			if classes[nearestTied(acc, newTie(qn, refMean[k]))] != ytest[i] {
 				miss[k]++
 			}
 		}

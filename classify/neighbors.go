@@ -3,6 +3,7 @@ package classify
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -52,12 +53,17 @@ func forEachDistBlock(A, B *mat.Dense, bNorm []float64, fn func(start int, d *ma
 	}
 }
 
-// TieTolerance is the relative size below which two squared distances
-// count as equal. A query's squared distances d and d' are tied when
-// |d − d'| ≤ TieTolerance·s, with s = ‖x‖² + the mean of ‖b‖² over the
-// reference points b (the training rows for k-NN, the class centroids
-// for NCC), the scale of the rounding in both the distances and the
-// embedding that produced them.
+// TieTolerance is the relative size below which two distances count as
+// equal. A query's distances d and d' to two reference points are tied
+// when |d − d'| ≤ TieTolerance·R, with R² = ‖x‖² + the mean of ‖b‖² over
+// the reference points b (the training rows for k-NN, the class centroids
+// for NCC): the size of the coordinates, which sets the rounding of the
+// embedding that produced them. A distance is 1-Lipschitz in the
+// coordinates, so coordinates off by δ move it by at most ‖δ‖ whatever
+// its size, and the tolerance is absolute in distance, not relative to
+// it (nor to the squared distance, where it would swallow the structure
+// of points far closer together than the data's size: Soy's LDA has
+// classes 1e-3 apart at coordinates of 20-360).
 //
 // Exact equality is not enough: points that coincide in theory (a class
 // collapsed onto one point inside a zero eigenspace, a grid's equidistant
@@ -65,12 +71,22 @@ func forEachDistBlock(A, B *mat.Dense, bNorm []float64, fn func(start int, d *ma
 // for bit, and which of them counts as nearer then follows the rounding
 // of the build (pure Go against OpenBLAS) or the row order. 1e-9 leaves
 // three orders of magnitude above that rounding and is far below any
-// difference in distance that carries information.
+// difference in distance that an eigensolver resolves.
 const TieTolerance = 1e-9
 
-// tieTol is the absolute tolerance TieTolerance·(xn + refMean) of one
-// query with squared norm xn.
-func tieTol(xn, refMean float64) float64 { return TieTolerance * (xn + refMean) }
+// tie is one query's tie tolerance in distance, TieTolerance·R.
+type tie struct{ r float64 }
+
+// newTie returns the tolerance of a query with squared norm xn against
+// reference points of mean squared norm refMean.
+func newTie(xn, refMean float64) tie { return tie{TieTolerance * math.Sqrt(xn+refMean)} }
+
+// limit returns the largest squared distance tied with d2: (√d2 + r)²,
+// and never less than d2 (which the rounding of √d2 squared can be).
+func (t tie) limit(d2 float64) float64 {
+	d := math.Sqrt(d2) + t.r
+	return max(d2, d*d)
+}
 
 // mean returns the mean of v (0 for an empty v).
 func mean(v []float64) float64 {
@@ -84,6 +100,17 @@ func mean(v []float64) float64 {
 	return s / float64(len(v))
 }
 
+// sqDist returns ‖a − b‖², summed coordinate by coordinate in order as the
+// sweeps accumulate it (so the two give the same bits).
+func sqDist(a, b []float64) float64 {
+	s := 0.0
+	for j, v := range a {
+		d := v - b[j]
+		s += d * d
+	}
+	return s
+}
+
 // sqNorm returns ‖v‖².
 func sqNorm(v []float64) float64 {
 	s := 0.0
@@ -93,26 +120,27 @@ func sqNorm(v []float64) float64 {
 	return s
 }
 
-// nearestTied returns the lowest index j whose d[j] is within tol of the
-// smallest value of d: the nearest reference point, ties (TieTolerance)
-// going to the lowest index. d is not empty.
-func nearestTied(d []float64, tol float64) int {
+// nearestTied returns the lowest index j whose distance d[j] (squared)
+// is tied with the smallest: the nearest reference point, ties going to
+// the lowest index. d is not empty.
+func nearestTied(d []float64, t tie) int {
 	// One pass: m is the smallest value so far and bi the lowest index
-	// within tol of it. Values before j are ≥ the old minimum, so when a
-	// new minimum v arrives only a near tie (v + tol ≥ old minimum) can
-	// leave bi before j; then the lowest such index is at or after the
-	// old bi, whose set {d ≤ m + tol} holds the new one.
+	// tied with it. Values before j are ≥ the old minimum, so when a new
+	// minimum v arrives only a tie (limit(v) ≥ old minimum) can leave bi
+	// before j; then the lowest such index is at or after the old bi,
+	// whose tied set {d ≤ limit(m)} holds the new one.
 	m, bi := d[0], 0
 	for j, v := range d {
 		if v >= m {
 			continue
 		}
-		if v+tol < m {
+		lim := t.limit(v)
+		if lim < m {
 			m, bi = v, j
 			continue
 		}
 		m = v
-		for d[bi] > m+tol {
+		for d[bi] > lim {
 			bi++
 		}
 	}
@@ -120,129 +148,160 @@ func nearestTied(d []float64, tol float64) int {
 }
 
 // nearest finds the k nearest reference points of a query in the order
-// the classifier ranks them: by squared distance, where distances within
-// the tie tolerance of the first of a run count as equal and are ranked
-// by index. Sorting the distances, a run starts at the smallest value not
-// yet ranked, d₀, and holds every value ≤ d₀ + tol; the runs are ranked by
+// the classifier ranks them: by distance, where distances tied with the
+// first of a run count as equal and are ranked by index. Sorting the
+// distances, a run starts at the smallest distance not yet ranked, d₀,
+// and holds every distance ≤ d₀ + TieTolerance·R; the runs are ranked by
 // distance and the points in a run by index. The ranking is the same for
 // every k, so the k nearest for a smaller k are the first k.
 type nearest struct {
 	k   int
-	cnt int
-	d2  []float64
-	idx []int
+	cnt int    // points ranked by the last scan: min(k, len(row))
+	c   []cand // the ranked points (may hold more than cnt)
+	// rest is scratch space for the candidates of a tie across the k-th
+	// place.
+	rest []cand
+}
+
+// cand is a reference point: its squared distance and index.
+type cand struct {
+	d2 float64
+	i  int
 }
 
 func newNearest(k int) *nearest {
-	return &nearest{k: k, d2: make([]float64, 0, k), idx: make([]int, 0, k)}
+	return &nearest{k: k, c: make([]cand, 0, k+1)}
 }
 
 // scan ranks the points with squared distances row[j], j = 0, 1, …, and
-// keeps the first k (tol: the query's tie tolerance).
-func (nb *nearest) scan(row []float64, tol float64) {
+// keeps the first k (t: the query's tie tolerance). It costs one pass
+// over row, and a second one only when the (k+1)-th smallest distance is
+// tied with the k-th: the run at the k-th place may then hold any number
+// of points (a class collapsed onto one point), all of which compete for
+// the last places by index.
+func (nb *nearest) scan(row []float64, t tie) {
 	k := nb.k
+	c := nb.c[:0]
 	if k == 1 && len(row) > 0 {
-		j := nearestTied(row, tol)
-		nb.d2, nb.idx, nb.cnt = append(nb.d2[:0], row[j]), append(nb.idx[:0], j), 1
+		j := nearestTied(row, t)
+		nb.c, nb.cnt = append(c, cand{row[j], j}), 1
 		return
 	}
-	// Keep, in (distance, index) order, every point that may still end in
-	// the first k: all points ≤ the k-th smallest distance + tol.
-	d2, idx := nb.d2[:0], nb.idx[:0]
-	limit := math.Inf(1)
+	// The k+1 smallest in (distance, index) order.
 	for j, v := range row {
-		if len(d2) >= k && v > limit {
+		pos := len(c)
+		switch {
+		case pos <= k:
+			c = append(c, cand{v, j})
+		case v < c[k].d2:
+			pos = k
+		default:
 			continue
 		}
-		pos := len(d2)
-		d2, idx = append(d2, v), append(idx, j)
-		for pos > 0 && d2[pos-1] > v {
-			d2[pos], idx[pos] = d2[pos-1], idx[pos-1]
+		for pos > 0 && c[pos-1].d2 > v {
+			c[pos] = c[pos-1]
 			pos--
 		}
-		d2[pos], idx[pos] = v, j
-		if len(d2) >= k {
-			limit = d2[k-1] + tol
-			n := len(d2)
-			for n > k && d2[n-1] > limit {
-				n--
-			}
-			d2, idx = d2[:n], idx[:n]
-		}
+		c[pos] = cand{v, j}
 	}
-	// Rank each run of tied distances by index.
-	for s := 0; s < len(d2); {
-		e := s + 1
-		for e < len(d2) && d2[e] <= d2[s]+tol {
+	if len(c) > k && c[k].d2 <= t.limit(c[k-1].d2) {
+		// Every point up to the k-th's tie limit, in index order; then
+		// run by run (each anchored at the smallest distance left), its
+		// members in index order until k are ranked: O(k·m) for m
+		// candidates, where sorting them cost a tie-free log m per point.
+		limit := t.limit(c[k-1].d2)
+		rest := nb.rest[:0]
+		for j, v := range row {
+			if v <= limit {
+				rest = append(rest, cand{v, j})
+			}
+		}
+		c = c[:0]
+		for len(c) < k && len(rest) > 0 {
+			m0 := rest[0].d2
+			for _, r := range rest[1:] {
+				m0 = min(m0, r.d2)
+			}
+			lim, w := t.limit(m0), 0
+			for _, r := range rest {
+				switch {
+				case r.d2 > lim:
+					rest[w] = r
+					w++
+				case len(c) < k:
+					c = append(c, r)
+				}
+			}
+			rest = rest[:w]
+		}
+		nb.rest = rest
+		nb.c, nb.cnt = c, len(c)
+		return
+	}
+	// No tie across the k-th place: rank each run among the first k by
+	// index.
+	for s := 0; s < k && s < len(c); {
+		e, lim := s+1, t.limit(c[s].d2)
+		for e < len(c) && c[e].d2 <= lim {
 			e++
 		}
-		for i := s + 1; i < e; i++ {
-			for m := i; m > s && idx[m-1] > idx[m]; m-- {
-				d2[m], d2[m-1] = d2[m-1], d2[m]
-				idx[m], idx[m-1] = idx[m-1], idx[m]
-			}
+		if e-s > 1 {
+			slices.SortFunc(c[s:e], func(a, b cand) int { return a.i - b.i })
 		}
 		s = e
 	}
-	nb.d2, nb.idx, nb.cnt = d2, idx, min(k, len(d2))
+	nb.c, nb.cnt = c, min(k, len(c))
 }
 
 // vote returns the majority label among the first k neighbours found by
 // the last scan (k ≤ the scan's k). Ties in the number of votes go to the
 // tied class whose neighbours have the smallest summed Euclidean distance,
-// sums within their rounding of each other counting as equal, then to the
-// lowest label. A neighbour's distance √d carries the rounding
-// min(√tol, tol/√d) of its tied squared distance d; a class's sum carries
-// the sum of its neighbours'. tally is scratch space reused between calls.
-func (nb *nearest) vote(k int, y []int, tol float64, tally *[]classTally) int {
+// sums within the tie tolerance of each of their terms (2·votes·r) counting
+// as equal, then to the lowest label. tally is scratch space reused
+// between calls.
+func (nb *nearest) vote(k int, y []int, t tie, tally *[]classTally) int {
 	k = min(k, nb.cnt)
 	if k == 1 {
-		return y[nb.idx[0]]
+		return y[nb.c[0].i]
 	}
-	t := (*tally)[:0]
-	rt := math.Sqrt(tol)
+	tl := (*tally)[:0]
 	for i := 0; i < k; i++ {
-		c := y[nb.idx[i]]
-		d := math.Sqrt(nb.d2[i])
-		e := rt
-		if d > rt {
-			e = tol / d
-		}
+		c := y[nb.c[i].i]
+		d := math.Sqrt(nb.c[i].d2)
 		found := false
-		for m := range t {
-			if t[m].class == c {
-				t[m].votes++
-				t[m].sum += d
-				t[m].err += e
+		for m := range tl {
+			if tl[m].class == c {
+				tl[m].votes++
+				tl[m].sum += d
 				found = true
 				break
 			}
 		}
 		if !found {
-			t = append(t, classTally{class: c, votes: 1, sum: d, err: e})
+			tl = append(tl, classTally{class: c, votes: 1, sum: d})
 		}
 	}
 	// The most votes, and among those the smallest sum.
-	best := t[0]
-	for _, c := range t[1:] {
+	best := tl[0]
+	for _, c := range tl[1:] {
 		if c.votes > best.votes || (c.votes == best.votes && c.sum < best.sum) {
 			best = c
 		}
 	}
-	// The lowest label whose votes equal and whose sum is within rounding.
-	win := best.class
-	for _, c := range t {
-		if c.votes == best.votes && c.sum <= best.sum+best.err+c.err && c.class < win {
+	// The lowest label with as many votes and a sum tied with the best.
+	win, lim := best.class, best.sum+2*float64(best.votes)*t.r
+	for _, c := range tl {
+		if c.votes == best.votes && c.sum <= lim && c.class < win {
 			win = c.class
 		}
 	}
-	*tally = t
+	*tally = tl
 	return win
 }
 
 type classTally struct {
 	class, votes int
-	sum, err     float64 // summed distance and its rounding
+	sum          float64 // summed distance
 }
 
 // KNN is the k-nearest-neighbour classifier with Euclidean distance.
@@ -317,18 +376,50 @@ func (m *KNNModel) Predict(X *mat.Dense) ([]int, error) {
 	}
 	n, _ := X.Dims()
 	out := make([]int, n)
-	nb := newNearest(m.K)
+	nb, exact := newNearest(m.K), newNearest(m.K)
 	var tally []classTally
-	refMean := mean(norms)
+	refMean, maxNorm := mean(norms), 0.0
+	for _, v := range norms {
+		maxNorm = max(maxNorm, v)
+	}
 	forEachDistBlock(X, m.X, norms, func(start int, d *mat.Dense) {
 		r, _ := d.Dims()
 		for i := 0; i < r; i++ {
-			tol := tieTol(sqNorm(X.RawRowView(start+i)), refMean)
-			nb.scan(d.RawRowView(i), tol)
-			out[start+i] = nb.vote(m.K, m.Y, tol, &tally)
+			x, row := X.RawRowView(start+i), d.RawRowView(i)
+			xn := sqNorm(x)
+			t := newTie(xn, refMean)
+			m.refine(row, x, xn, maxNorm, t, exact)
+			nb.scan(row, t)
+			out[start+i] = nb.vote(m.K, m.Y, t, &tally)
 		}
 	})
 	return out, nil
+}
+
+// refine replaces the squared distances of row (from the matrix-product
+// expansion, whose rounding is of the order of the squared norms) by
+// distances summed coordinate by coordinate (the sweeps' sum, whose
+// rounding is of the order of the distance) for every training row that
+// can rank among the query's K nearest, and by +Inf for the rest, so that
+// ties are decided on accurate distances and Predict agrees with Sweep.
+//
+// The expansion's error is at most M = 4p·ε·(‖x‖² + max‖b‖²) (each of
+// its three terms a p-term sum); with D the K-th smallest expanded value
+// the true K-th distance is at most D + M, so a row ranked among the K
+// nearest after refining has a true squared distance ≤ limit(D + M) and
+// an expanded one ≤ limit(D + M) + M, the threshold kept.
+func (m *KNNModel) refine(row, x []float64, xn, maxNorm float64, t tie, exact *nearest) {
+	_, p := m.X.Dims()
+	bound := 4 * float64(p) * 0x1p-52 * (xn + maxNorm)
+	exact.scan(row, tie{})
+	lim := t.limit(exact.c[exact.cnt-1].d2+bound) + bound
+	for j, v := range row {
+		if v <= lim {
+			row[j] = sqDist(x, m.X.RawRowView(j))
+		} else {
+			row[j] = math.Inf(1)
+		}
+	}
 }
 
 // Sweep classifies testZ with the first k columns for every k = 1..maxDim
@@ -389,17 +480,17 @@ func knnSweep(ks []int, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest
 		for d := 0; d < maxDim; d++ {
 			col := cols[d]
 			for i := start; i < end; i++ {
-				t := testZ.At(i, d)
+				q := testZ.At(i, d)
 				row := acc[(i-start)*ntr : (i-start+1)*ntr]
 				for j, v := range col {
-					diff := t - v
+					diff := q - v
 					row[j] += diff * diff
 				}
-				qn[i-start] += t * t
-				tol := tieTol(qn[i-start], refMean[d])
-				nb.scan(row, tol)
+				qn[i-start] += q * q
+				t := newTie(qn[i-start], refMean[d])
+				nb.scan(row, t)
 				for m, k := range ks {
-					if nb.vote(k, ytrain, tol, &tally) != ytest[i] {
+					if nb.vote(k, ytrain, t, &tally) != ytest[i] {
 						miss[m][d]++
 					}
 				}

@@ -4,6 +4,9 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/dimred/dimred/graph"
 )
 
 // NCC is the nearest class centroid (nearest mean) classifier: each class
@@ -80,12 +83,12 @@ func (m *NCCModel) Predict(X *mat.Dense) ([]int, error) {
 	}
 	n, _ := X.Dims()
 	out := make([]int, n)
-	refMean := mean(rowNorms(m.Centroids))
+	refMean := stat.Mean(rowNorms(m.Centroids), nil)
 	d := make([]float64, nc)
 	for i := range out {
 		x := X.RawRowView(i)
 		for c := range d {
-			d[c] = sqDist(x, m.Centroids.RawRowView(c))
+			d[c] = graph.SqDist(x, m.Centroids.RawRowView(c))
 		}
 		out[i] = m.Classes[nearestTied(d, newTie(sqNorm(x), refMean))]
 	}
@@ -112,7 +115,7 @@ func (NCC) Sweep(trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int,
 			v := cent.At(c, k)
 			cn[c] += v * v
 		}
-		refMean[k] = mean(cn)
+		refMean[k] = stat.Mean(cn, nil)
 	}
 	miss := make([]int, maxDim)
 	acc := make([]float64, nc)

@@ -6,6 +6,9 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/dimred/dimred/graph"
 )
 
 // blockElems bounds the size of one block of the distance matrix
@@ -86,29 +89,6 @@ func newTie(xn, refMean float64) tie { return tie{TieTolerance * math.Sqrt(xn+re
 func (t tie) limit(d2 float64) float64 {
 	d := math.Sqrt(d2) + t.r
 	return max(d2, d*d)
-}
-
-// mean returns the mean of v (0 for an empty v).
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
-}
-
-// sqDist returns ‖a − b‖², summed coordinate by coordinate in order as the
-// sweeps accumulate it (so the two give the same bits).
-func sqDist(a, b []float64) float64 {
-	s := 0.0
-	for j, v := range a {
-		d := v - b[j]
-		s += d * d
-	}
-	return s
 }
 
 // sqNorm returns ‖v‖².
@@ -378,7 +358,7 @@ func (m *KNNModel) Predict(X *mat.Dense) ([]int, error) {
 	out := make([]int, n)
 	nb, exact := newNearest(m.K), newNearest(m.K)
 	var tally []classTally
-	refMean, maxNorm := mean(norms), 0.0
+	refMean, maxNorm := stat.Mean(norms, nil), 0.0
 	for _, v := range norms {
 		maxNorm = max(maxNorm, v)
 	}
@@ -415,7 +395,7 @@ func (m *KNNModel) refine(row, x []float64, xn, maxNorm float64, t tie, exact *n
 	lim := t.limit(exact.c[exact.cnt-1].d2+bound) + bound
 	for j, v := range row {
 		if v <= lim {
-			row[j] = sqDist(x, m.X.RawRowView(j))
+			row[j] = graph.SqDist(x, m.X.RawRowView(j))
 		} else {
 			row[j] = math.Inf(1)
 		}
@@ -466,7 +446,7 @@ func knnSweep(ks []int, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest
 		for j, v := range col {
 			trNorm[j] += v * v
 		}
-		refMean[d] = mean(trNorm)
+		refMean[d] = stat.Mean(trNorm, nil)
 	}
 	bs := max(1, min(nte, blockElems/ntr))
 	acc := make([]float64, bs*ntr)

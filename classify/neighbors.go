@@ -167,22 +167,27 @@ func (nb *nearest) scan(row []float64, t tie) {
 		nb.c, nb.cnt = append(c, cand{row[j], j}), 1
 		return
 	}
-	// The k+1 smallest in (distance, index) order.
+	// The k+1 smallest in (distance, index) order; worst is the largest
+	// kept once k+1 are kept (+Inf before), the bar for entering.
+	worst := math.Inf(1)
 	for j, v := range row {
-		pos := len(c)
-		switch {
-		case pos <= k:
-			c = append(c, cand{v, j})
-		case v < c[k].d2:
-			pos = k
-		default:
+		if v >= worst {
 			continue
+		}
+		pos := len(c)
+		if pos <= k {
+			c = append(c, cand{v, j})
+		} else {
+			pos = k
 		}
 		for pos > 0 && c[pos-1].d2 > v {
 			c[pos] = c[pos-1]
 			pos--
 		}
 		c[pos] = cand{v, j}
+		if len(c) > k {
+			worst = c[k].d2
+		}
 	}
 	if len(c) > k && c[k].d2 <= t.limit(c[k-1].d2) {
 		// Every point up to the k-th's tie limit, in index order; then

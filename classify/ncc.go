@@ -12,8 +12,8 @@ import (
 // NCC is the nearest class centroid (nearest mean) classifier: each class
 // is represented by the mean of its training rows and a row is assigned to
 // the class of the nearest mean in Euclidean distance. A tie in distance
-// (equal up to TieTolerance) goes to the lowest class label. Labels that have no training rows are
-// never predicted.
+// (equal up to TieTolerance) goes to the lowest class label. Labels that
+// have no training rows are never predicted.
 type NCC struct{}
 
 // Name returns "ncc".

@@ -3,8 +3,11 @@
 package linalg
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -14,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/internal/openblas"
+	"github.com/dimred/dimred/progress"
 )
 
 func TestBackendIsOpenBLAS(t *testing.T) {
@@ -124,4 +128,26 @@ func gonumEigenSym(t *testing.T, a *mat.SymDense) ([]float64, *mat.Dense) {
 		t.Fatal("gonum Dsyev failed")
 	}
 	return w, vecs
+}
+
+// The LAPACK calls of the openblas build neither report nor stop inside:
+// after a cancellation they are not started (the partial dsyevr for a few
+// pairs, EigenSym's full one), and with a reporter the call is announced.
+func TestLAPACKEigenAnnouncedAndNotStartedAfterCancel(t *testing.T) {
+	a := benchSym(progress.MinOrder, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, k := range []int{5, 0} {
+		if _, _, err := SymEigContext(ctx, a, k, Smallest); !errors.Is(err, context.Canceled) {
+			t.Errorf("k = %d after a cancellation: error %v, want context.Canceled", k, err)
+		}
+	}
+	var lines []string
+	rep := progress.With(context.Background(), func(l string) { lines = append(lines, l) })
+	if _, _, err := SymEigContext(rep, a, 5, Smallest); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "one openblas call, without progress lines") {
+		t.Errorf("lines %q, want one announcing the LAPACK call", lines)
+	}
 }

@@ -83,7 +83,8 @@ func CholeskyShifted(a *mat.SymDense, shift float64) (*CholFactor, error) {
 
 // choleskyShifted is CholeskyShifted reporting the factorisation's
 // progress to st and stopping between its panels when st's context is
-// cancelled (nil: neither; the LAPACK backend's dpotrf does neither).
+// cancelled (nil: neither; the LAPACK backend's dpotrf does neither, but
+// is not started after a cancellation and says that it runs unmetered).
 func choleskyShifted(a *mat.SymDense, shift float64, st *stage) (*CholFactor, error) {
 	n := a.SymmetricDim()
 	if n == 0 {
@@ -105,7 +106,11 @@ func choleskyShifted(a *mat.SymDense, shift float64, st *stage) (*CholFactor, er
 	if backendPotrf != nil && n >= 256 {
 		// LAPACK's blocked dpotrf through the optional backend: it does
 		// not name the failing pivot, so a failure is re-run here to do so.
-		if backendPotrf(n, l) {
+		var ok bool
+		if err := st.unmetered(func() { ok = backendPotrf(n, l) }); err != nil {
+			return nil, err
+		}
+		if ok {
 			return &CholFactor{n: n, l: l}, nil
 		}
 		for i := 0; i < n; i++ { // restore the lower triangle of A + shift·I

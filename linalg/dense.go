@@ -273,7 +273,13 @@ func symEigK(a *mat.SymDense, k int, order Order, st *stage) ([]float64, *mat.De
 			il, iu = n-k, n-1
 		}
 		if partialSymEig != nil {
-			if vals, vecs, ok := partialSymEig(a, il, iu); ok {
+			var vals []float64
+			var vecs *mat.Dense
+			var ok bool
+			if err := st.unmetered(func() { vals, vecs, ok = partialSymEig(a, il, iu) }); err != nil {
+				return nil, nil, err
+			}
+			if ok {
 				return orderPairs(vals, vecs, order)
 			}
 		}
@@ -294,10 +300,15 @@ func symEigK(a *mat.SymDense, k int, order Order, st *stage) ([]float64, *mat.De
 			return selectPairs(vals, vecs, k, order), selectVecs(vals, vecs, k, order), nil
 		}
 	}
-	// Small matrices, and the fallback when divide and conquer failed one
-	// of its checks: the QR algorithm.
+	// Small matrices, the fallback when divide and conquer failed one of
+	// its checks (the QR algorithm), and every full decomposition of the
+	// openblas build (LAPACK's dsyevr behind mat.EigenSym).
 	var es mat.EigenSym
-	if ok := es.Factorize(a, true); !ok {
+	var ok bool
+	if err := st.unmetered(func() { ok = es.Factorize(a, true) }); err != nil {
+		return nil, nil, err
+	}
+	if !ok {
 		return nil, nil, errors.New("linalg: symmetric eigen-decomposition did not converge")
 	}
 	vals := es.Values(nil) // ascending

@@ -47,9 +47,11 @@ func SymEig(a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) 
 // the back-transformation, at most one per progress.MinGap) and stops
 // between blocks of those O(n³) kernels, returning an error that wraps
 // ctx.Err(), when ctx is cancelled. The pairs are SymEig's, bit for bit.
-// The divide and conquer between the two parts gets one line and runs to
-// its end; so do the decompositions the openblas build hands to LAPACK
-// (dsyevr), which report and stop only before and after.
+// The divide and conquer between the two parts reports and stops too. A
+// decomposition handed to one call that can do neither (LAPACK's dsyevr
+// in the openblas build, gonum's EigenSym) is announced by a line, is not
+// started after a cancellation, and gives the context's error instead of
+// its result when cancelled while it ran.
 func SymEigContext(ctx context.Context, a mat.Symmetric, k int, order Order) ([]float64, *mat.Dense, error) {
 	n := a.SymmetricDim()
 	if n == 0 {

@@ -70,6 +70,21 @@ func (s *stage) done(frac float64) bool {
 	return true
 }
 
+// unmetered runs f, one call that can neither report nor stop (a LAPACK
+// routine of the openblas build, or gonum's EigenSym): f is not started
+// when the context is already cancelled, a line says that it runs
+// unmetered and that a stop takes effect when it returns, and the
+// context's error is returned when it was cancelled meanwhile (the caller
+// then drops f's result).
+func (s *stage) unmetered(f func()) error {
+	if err := s.err(); err != nil {
+		return err
+	}
+	s.announce(fmt.Sprintf("one %s call, without progress lines; a stop takes effect when it returns", backendName))
+	f()
+	return s.err()
+}
+
 // halted reports whether a kernel has stopped on cancellation.
 func (s *stage) halted() bool { return s != nil && s.stopped.Load() }
 

@@ -443,3 +443,29 @@ func TestSymMulContext(t *testing.T) {
 		t.Fatalf("cancelled at its first line, the product went on: %q", log.lines)
 	}
 }
+
+// A call that can neither report nor stop (LAPACK in the openblas build)
+// is not started after a cancellation, is announced to the reporter at
+// orders of at least progress.MinOrder, and a cancellation while it runs
+// replaces its result by the context's error.
+func TestUnmeteredCall(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	ran := false
+	if err := newStage(ctx, 10, "test").unmetered(func() { ran = true }); !errors.Is(err, context.Canceled) || ran {
+		t.Fatalf("after a cancellation: ran %v, error %v; want not run, context.Canceled", ran, err)
+	}
+	var lines []string
+	ctx, cancel = context.WithCancel(progress.With(context.Background(), func(l string) { lines = append(lines, l) }))
+	defer cancel()
+	st := newStage(ctx, progress.MinOrder, "eigen-decomposition of order 2000")
+	if err := st.unmetered(func() { ran = true }); err != nil || !ran {
+		t.Fatalf("uncancelled: ran %v, error %v", ran, err)
+	}
+	if len(lines) != 1 || !strings.Contains(lines[0], "eigen-decomposition of order 2000: one "+backendName+" call, without progress lines") {
+		t.Errorf("lines %q, want one announcing the unmetered call", lines)
+	}
+	if err := st.unmetered(cancel); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled during the call: error %v, want context.Canceled", err)
+	}
+}

@@ -53,24 +53,32 @@ func naiveKNN(k int, X *mat.Dense, y []int, T *mat.Dense) []int {
 	return out
 }
 
-func naiveNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
+// classSums returns the per-class column sums of X and the class sizes,
+// for classes 0..max(y).
+func classSums[T int64 | float64](X *mat.Dense, y []int) (sum [][]T, cnt []T) {
 	n, p := X.Dims()
-	nt, _ := T.Dims()
 	nc := 0
 	for _, v := range y {
 		nc = max(nc, v+1)
 	}
-	mean := make([][]float64, nc)
-	cnt := make([]int, nc)
-	for c := range mean {
-		mean[c] = make([]float64, p)
+	sum, cnt = make([][]T, nc), make([]T, nc)
+	for c := range sum {
+		sum[c] = make([]T, p)
 	}
 	for i := 0; i < n; i++ {
 		cnt[y[i]]++
 		for j := 0; j < p; j++ {
-			mean[y[i]][j] += X.At(i, j)
+			sum[y[i]][j] += T(X.At(i, j))
 		}
 	}
+	return sum, cnt
+}
+
+func naiveNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
+	_, p := X.Dims()
+	nt, _ := T.Dims()
+	mean, cnt := classSums[float64](X, y)
+	nc := len(cnt)
 	out := make([]int, nt)
 	for t := 0; t < nt; t++ {
 		best, bd := -1, math.Inf(1)
@@ -80,7 +88,7 @@ func naiveNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
 			}
 			s := 0.0
 			for j := 0; j < p; j++ {
-				d := T.At(t, j) - mean[c][j]/float64(cnt[c])
+				d := T.At(t, j) - mean[c][j]/cnt[c]
 				s += d * d
 			}
 			if s < bd {
@@ -110,20 +118,28 @@ func dataset(rng *rand.Rand, n, p, c int, ints bool) (*mat.Dense, []int) {
 	return x, y
 }
 
+// fitPredict fits c on (X, y) and predicts T, failing the test on an
+// error.
+func fitPredict(t *testing.T, c Classifier, X *mat.Dense, y []int, T *mat.Dense) []int {
+	t.Helper()
+	p, err := c.Fit(X, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := p.Predict(T)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func TestKNNMatchesBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	for _, ints := range []bool{false, true} {
 		for _, k := range []int{1, 2, 3, 4, 7} {
 			X, y := dataset(rng, 60, 4, 3, ints)
 			T, _ := dataset(rng, 45, 4, 3, ints)
-			p, err := KNN{K: k}.Fit(X, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Predict(T)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := fitPredict(t, KNN{K: k}, X, y, T)
 			if want := naiveKNN(k, X, y, T); !reflect.DeepEqual(got, want) {
 				t.Errorf("k=%d ints=%v:\n got %v\nwant %v", k, ints, got, want)
 			}
@@ -169,14 +185,7 @@ func TestNCCMatchesBruteForce(t *testing.T) {
 		X, y := dataset(rng, 50, 5, 4, ints)
 		y[0] = 6 // classes 4 and 5 absent
 		T, _ := dataset(rng, 40, 5, 4, ints)
-		p, err := NCC{}.Fit(X, y)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := p.Predict(T)
-		if err != nil {
-			t.Fatal(err)
-		}
+		got := fitPredict(t, NCC{}, X, y, T)
 		if want := naiveNCC(X, y, T); !reflect.DeepEqual(got, want) {
 			t.Errorf("ints=%v:\n got %v\nwant %v", ints, got, want)
 		}
@@ -327,23 +336,10 @@ func TestLongTiedRun(t *testing.T) {
 // squared distance to the centroid S/n of class c is Σ(n·t − S)²/n², so two
 // classes compare by cross-multiplying; a tie goes to the lowest label.
 func exactNCC(X *mat.Dense, y []int, T *mat.Dense) []int {
-	n, p := X.Dims()
+	_, p := X.Dims()
 	nt, _ := T.Dims()
-	nc := 0
-	for _, v := range y {
-		nc = max(nc, v+1)
-	}
-	sum := make([][]int64, nc)
-	cnt := make([]int64, nc)
-	for c := range sum {
-		sum[c] = make([]int64, p)
-	}
-	for i := 0; i < n; i++ {
-		cnt[y[i]]++
-		for j := 0; j < p; j++ {
-			sum[y[i]][j] += int64(X.At(i, j))
-		}
-	}
+	sum, cnt := classSums[int64](X, y)
+	nc := len(cnt)
 	out := make([]int, nt)
 	for t := range out {
 		best := -1
@@ -400,14 +396,7 @@ func TestNearTiesAreTies(t *testing.T) {
 		T, yt := dataset(rng, 45, 4, 6, true)
 		Xn, Tn := perturb(rng, X, 1e-13), perturb(rng, T, 1e-13)
 		check := func(c Classifier, ref func(X *mat.Dense, y []int, T *mat.Dense) []int) {
-			p, err := c.Fit(Xn, y)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, err := p.Predict(Tn)
-			if err != nil {
-				t.Fatal(err)
-			}
+			got := fitPredict(t, c, Xn, y, Tn)
 			if want := ref(X, y, T); !reflect.DeepEqual(got, want) {
 				t.Errorf("trial %d, %s on perturbed rows:\n got %v\nwant %v (exact ties)", trial, c.Name(), got, want)
 			}

@@ -106,17 +106,7 @@ func (NCC) Sweep(trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int,
 	classes, cent := centroids(trainZ, ytrain, maxDim)
 	nc := len(classes)
 	nte, _ := testZ.Dims()
-	// refMean[k]: the mean squared norm of the centroids' first k+1
-	// coordinates, summed in Predict's order so the tie tolerances agree.
-	refMean := make([]float64, maxDim)
-	cn := make([]float64, nc)
-	for k := range refMean {
-		for c := range cn {
-			v := cent.At(c, k)
-			cn[c] += v * v
-		}
-		refMean[k] = stat.Mean(cn, nil)
-	}
+	refMean := prefixMeanSqNorms(cent, maxDim)
 	miss := make([]int, maxDim)
 	acc := make([]float64, nc)
 	for i := 0; i < nte; i++ {

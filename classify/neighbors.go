@@ -91,6 +91,24 @@ func (t tie) limit(d2 float64) float64 {
 	return max(d2, d*d)
 }
 
+// prefixMeanSqNorms returns, for d = 1..maxDim, the mean over the rows of
+// B of the squared norm of their first d columns (out[d-1]): the sweeps'
+// reference scale of the tie tolerance at each dimension, summed in the
+// order Predict sums it (rowNorms, then stat.Mean) so the two agree.
+func prefixMeanSqNorms(B *mat.Dense, maxDim int) []float64 {
+	r, _ := B.Dims()
+	out := make([]float64, maxDim)
+	norm := make([]float64, r)
+	for d := range out {
+		for i := range norm {
+			v := B.At(i, d)
+			norm[i] += v * v
+		}
+		out[d] = stat.Mean(norm, nil)
+	}
+	return out
+}
+
 // sqNorm returns ‖v‖².
 func sqNorm(v []float64) float64 {
 	s := 0.0
@@ -444,16 +462,7 @@ func knnSweep(ks []int, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest
 	for i := range miss {
 		miss[i] = make([]int, maxDim)
 	}
-	// refMean[d]: the mean squared norm of the training rows' first d+1
-	// columns, summed in Predict's order so the tie tolerances agree.
-	refMean := make([]float64, maxDim)
-	trNorm := make([]float64, ntr)
-	for d, col := range cols {
-		for j, v := range col {
-			trNorm[j] += v * v
-		}
-		refMean[d] = stat.Mean(trNorm, nil)
-	}
+	refMean := prefixMeanSqNorms(trainZ, maxDim)
 	bs := max(1, min(nte, blockElems/ntr))
 	acc := make([]float64, bs*ntr)
 	qn := make([]float64, bs)

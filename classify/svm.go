@@ -24,7 +24,6 @@ const (
 // Defaults of SVM's zero fields.
 const (
 	DefaultSVMC     = 1.0   // LIBSVM's and scikit-learn's default cost
-	DefaultSVMSigma = 1.0   // the project's RBF default (kernel.RBF(1)); γ = 0.5
 	DefaultSVMTol   = 1e-3  // LIBSVM's -e
 	DefaultSVMCache = 100.0 // MB of kernel columns per two-class problem (LIBSVM's -m)
 )
@@ -53,8 +52,10 @@ const (
 // directly (LIBSVM's -g). Seed 000's "RBF SVM with C = 100, σ = 1" is
 // SVM{Kernel: SVMRBF, C: 100, Sigma: 1}.
 //
-// The zero value is an RBF SVM with C = 1, σ = 1, tol 1e-3, 100 MB of
-// cache per pair and shrinking on. On the command line: "svm-rbf",
+// The zero value is an RBF SVM with C = 1, the RBF width from the
+// training rows (sigma=auto: ½ × the median distance between them, the
+// rule of the kernel methods, kernel.Resolve), tol 1e-3, 100 MB of cache
+// per pair and shrinking on. On the command line: "svm-rbf",
 // "svm-linear", with parameters after a colon (Parse), for example
 // "svm-rbf:C=100,sigma=1".
 type SVM struct {
@@ -62,8 +63,10 @@ type SVM struct {
 	Kernel string
 	// C > 0 is the cost of a margin violation (0: DefaultSVMC).
 	C float64
-	// Sigma > 0 is the RBF width (0: DefaultSVMSigma); ignored when
-	// Gamma is set, unused by the linear kernel.
+	// Sigma > 0 is the RBF width; 0 with Gamma unset means sigma=auto,
+	// chosen in Fit from the training rows as the kernel methods choose
+	// theirs (kernel.AutoWidthFactor × kernel.MedianDistance); ignored
+	// when Gamma is set, unused by the linear kernel.
 	Sigma float64
 	// Gamma > 0, if set, is the RBF γ (exp(−γ‖x−y‖²)) instead of
 	// 1/(2σ²).
@@ -84,7 +87,8 @@ type SVM struct {
 func (c *SVM) Params(s *param.Schema) {
 	param.Num(s, &c.C, "C", DefaultSVMC, "cost of a margin violation (LIBSVM's -c)", param.Above(0))
 	if c.Kernel != SVMLinear {
-		param.Num(s, &c.Sigma, "sigma", DefaultSVMSigma, "RBF width: exp(−‖x−y‖²/(2σ²)), i.e. LIBSVM's gamma = 1/(2σ²)", param.Above(0))
+		param.Num(s, &c.Sigma, "sigma", 0, "RBF width: exp(−‖x−y‖²/(2σ²)), i.e. LIBSVM's gamma = 1/(2σ²)", param.Above(0),
+			param.Auto("½ × the median distance between training rows, as the kernel methods; docs/parameters.md"))
 		param.Num(s, &c.Gamma, "gamma", 0, "RBF exp(−gamma·‖x−y‖²), LIBSVM's -g; replaces sigma", param.Above(0), param.Auto("1/(2σ²)"))
 		s.Exclusive("sigma", "gamma")
 	}
@@ -146,7 +150,7 @@ func (c SVM) Name() string {
 		if r.Gamma > 0 {
 			add("gamma", r.Gamma, 0)
 		} else {
-			add("sigma", r.Sigma, DefaultSVMSigma)
+			add("sigma", r.Sigma, 0)
 		}
 	}
 	add("tol", r.Tol, DefaultSVMTol)
@@ -223,6 +227,13 @@ func (c SVM) Fit(X *mat.Dense, y []int) (Predictor, error) {
 	rbf := r.Kernel == SVMRBF
 	gamma := 0.0
 	if rbf {
+		if r.Gamma == 0 && r.Sigma == 0 {
+			k, err := kernel.RBFAuto().Resolve(X)
+			if err != nil {
+				return nil, fmt.Errorf("classifier %s: sigma=auto: %w", name, err)
+			}
+			r.Sigma = k.Sigma
+		}
 		gamma = r.gamma()
 	}
 	cacheBytes := int64(r.CacheMB * (1 << 20))

@@ -3,10 +3,13 @@ package classify
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
+	"sort"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/kernel"
@@ -305,7 +308,8 @@ func TestSVMNames(t *testing.T) {
 		name string
 	}{
 		{"svm-rbf", SVM{Kernel: SVMRBF}, "svm-rbf"},
-		{"SVM-RBF:C=100,sigma=1", SVM{Kernel: SVMRBF, C: 100, Sigma: 1}, "svm-rbf:C=100"},
+		{"svm-rbf:sigma=auto", SVM{Kernel: SVMRBF}, "svm-rbf"},
+		{"SVM-RBF:C=100,sigma=1", SVM{Kernel: SVMRBF, C: 100, Sigma: 1}, "svm-rbf:C=100,sigma=1"},
 		{"svm-rbf:c=100,gamma=0.5", SVM{Kernel: SVMRBF, C: 100, Gamma: 0.5}, "svm-rbf:C=100,gamma=0.5"},
 		{"svm-linear:C=100", SVM{Kernel: SVMLinear, C: 100}, "svm-linear:C=100"},
 		{"svm-linear:tol=1e-4,cache=20,shrinking=false", SVM{Kernel: SVMLinear, Tol: 1e-4, CacheMB: 20, NoShrinking: true},
@@ -336,7 +340,7 @@ func TestSVMNames(t *testing.T) {
 	for _, c := range cs {
 		names = append(names, c.Name())
 	}
-	if got := strings.Join(names, " "); got != "ncc svm-rbf:C=100 knn3 svm-linear:C=100" {
+	if got := strings.Join(names, " "); got != "ncc svm-rbf:C=100,sigma=1 knn3 svm-linear:C=100" {
 		t.Errorf("ParseList: %s", got)
 	}
 }
@@ -387,5 +391,78 @@ func TestSVMDeterministic(t *testing.T) {
 		if miss != m1[k-1] {
 			t.Errorf("dimension %d: sweep %d, loop %d misclassified", k, m1[k-1], miss)
 		}
+	}
+}
+
+// sigma=auto (the zero SVM) takes σ = ½ × the median distance between the
+// training rows: the model's γ is 1/(2σ²) with the median computed here by
+// brute force over every pair; the fit equals the one with that σ given;
+// it is invariant to the data's scale (γ divided by 49 when the rows are
+// multiplied by 7, the same predictions); and where σ = 1 fails — rows
+// about 60 apart, K ≈ I — it does not.
+func TestSVMAutoSigma(t *testing.T) {
+	x, y := blobData(1, 3, 60, 20, 3)
+	x.Scale(10, x)
+	tr, te := 120, 60
+	xtr, ytr := mat.DenseCopyOf(x.Slice(0, tr, 0, 20)), y[:tr]
+	xte, yte := mat.DenseCopyOf(x.Slice(tr, tr+te, 0, 20)), y[tr:]
+
+	var d []float64
+	for i := range tr {
+		for j := i + 1; j < tr; j++ {
+			d = append(d, floats.Distance(xtr.RawRowView(i), xtr.RawRowView(j), 2))
+		}
+	}
+	sort.Float64s(d)
+	med := (d[len(d)/2-1] + d[len(d)/2]) / 2 // an even number of pairs
+	sigma := med / 2
+
+	fit := func(c SVM, x *mat.Dense) (*SVMModel, []int) {
+		t.Helper()
+		p, err := c.Fit(x, ytr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.(*SVMModel)
+		pred, err := m.Predict(mat.DenseCopyOf(xte))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, pred
+	}
+	auto, predAuto := fit(SVM{}, xtr)
+	if want := 1 / (2 * sigma * sigma); math.Abs(auto.Kernel.Gamma-want) > 1e-12*want {
+		t.Errorf("auto γ = %g, want 1/(2σ²) = %g with σ = ½ × median distance %g", auto.Kernel.Gamma, want, med)
+	}
+	kmed, err := kernel.MedianDistance(xtr, kernel.AutoWidthSample)
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, _ := fit(SVM{Sigma: kernel.AutoWidthFactor * kmed}, xtr)
+	if given.Kernel.Gamma != auto.Kernel.Gamma || !reflect.DeepEqual(given.Pairs, auto.Pairs) {
+		t.Errorf("sigma=auto and sigma=%g give different models", kernel.AutoWidthFactor*kmed)
+	}
+
+	x7 := mat.DenseCopyOf(xtr)
+	x7.Scale(7, x7)
+	scaled, _ := fit(SVM{}, x7)
+	if r := scaled.Kernel.Gamma * 49 / auto.Kernel.Gamma; math.Abs(r-1) > 1e-12 {
+		t.Errorf("γ on 7·X × 49 / γ on X = %.15g, want 1", r)
+	}
+	xte7 := mat.DenseCopyOf(xte)
+	xte7.Scale(7, xte7)
+	pred7, err := scaled.Predict(xte7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !equalInts(pred7, predAuto) {
+		t.Errorf("sigma=auto predictions change when the data are scaled by 7")
+	}
+
+	if e := ErrorRate(predAuto, yte); e > 0.1 {
+		t.Errorf("sigma=auto: test error %.3f, want ≤ 0.1", e)
+	}
+	if _, pred1 := fit(SVM{Sigma: 1}, xtr); ErrorRate(pred1, yte) < 0.5 {
+		t.Errorf("sigma=1 on rows about 60 apart: test error %.3f, expected near chance (≥ 0.5); the test no longer shows what auto fixes", ErrorRate(pred1, yte))
 	}
 }

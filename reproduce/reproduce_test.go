@@ -195,7 +195,7 @@ func TestSeed000SVMIris(t *testing.T) {
 		t.Fatalf("%d rows, want 1", len(rows))
 	}
 	r := rows[0]
-	for k, cl := range []string{"svm-linear:C=100", "svm-rbf:C=100"} {
+	for k, cl := range []string{"svm-linear:C=100", "svm-rbf:C=100,sigma=1"} {
 		o := r.Ours[k]
 		if o.Classifier != cl || len(o.ErrorsByDim) != 2 {
 			t.Errorf("result %d: %s with %d dims, want %s with 2", k, o.Classifier, len(o.ErrorsByDim), cl)

@@ -19,15 +19,18 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/par"
+	"github.com/dimred/dimred/progress"
 )
 
 // Classifier is a configured, unfitted classifier.
@@ -45,6 +48,26 @@ func Names(cs []Classifier) string {
 		names[i] = c.Name()
 	}
 	return strings.Join(names, ", ")
+}
+
+// ContextFitter is implemented by classifiers whose fit can be long (SVM:
+// millions of SMO iterations at a large C) and stops when its context is
+// cancelled, returning the context's error.
+type ContextFitter interface {
+	Classifier
+	FitContext(ctx context.Context, X *mat.Dense, y []int) (Predictor, error)
+}
+
+// fitContext fits c, through FitContext when c has it; another classifier
+// is not started once ctx is cancelled.
+func fitContext(ctx context.Context, c Classifier, X *mat.Dense, y []int) (Predictor, error) {
+	if f, ok := c.(ContextFitter); ok {
+		return f.FitContext(ctx, X, y)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return c.Fit(X, y)
 }
 
 // Predictor is a fitted classifier.
@@ -80,7 +103,7 @@ func SweepMisclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *ma
 	for k := range dims {
 		dims[k] = k + 1
 	}
-	miss, err := fitAt([]Classifier{c}, trainZ, ytrain, testZ, ytest, dims, maxDim)
+	miss, err := fitAt(context.Background(), []Classifier{c}, trainZ, ytrain, testZ, ytest, dims, maxDim)
 	if err != nil {
 		return nil, err
 	}
@@ -90,8 +113,12 @@ func SweepMisclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *ma
 // fitAt fits and scores every classifier of cs at every dimension of dims
 // (ascending, the largest top): miss[i][t] is the count of cs[i] on the
 // first dims[t] columns. Each fit is independent and they run in
-// parallel, so the counts do not depend on GOMAXPROCS.
-func fitAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int, top int) ([][]int, error) {
+// parallel, so the counts do not depend on GOMAXPROCS. Once ctx is
+// cancelled no fit starts and a running one stops (ContextFitter); the
+// error is then ctx's. With a reporter in ctx (package progress) and at
+// least progress.MinOrder training rows, a meter reports the share of the
+// fits done.
+func fitAt(ctx context.Context, cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int, top int) ([][]int, error) {
 	if err := checkSweep(cs[0].Name(), trainZ, ytrain, testZ, ytest, top); err != nil {
 		return nil, err
 	}
@@ -102,13 +129,20 @@ func fitAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, y
 		miss[i] = make([]int, len(dims))
 	}
 	errs := make([]error, len(cs)*len(dims))
+	meter := progress.Start(ctx, ntr, "%s on %d training rows: %d fits (%d dimensions)", Names(cs), ntr, len(errs), len(dims))
+	var done atomic.Int64
 	par.Tasks(len(errs), func(u int) {
 		i, t := u/len(dims), u%len(dims)
 		k := dims[t]
 		tr := trainZ.Slice(0, ntr, 0, k).(*mat.Dense)
 		te := testZ.Slice(0, nte, 0, k).(*mat.Dense)
-		miss[i][t], errs[u] = Misclassified(cs[i], tr, ytrain, te, ytest)
+		if miss[i][t], errs[u] = MisclassifiedContext(ctx, cs[i], tr, ytrain, te, ytest); errs[u] == nil {
+			meter.Done(float64(done.Add(1)) / float64(len(errs)))
+		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return nil, err
@@ -121,9 +155,18 @@ func fitAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, y
 // the number of rows of testZ it predicts wrongly (true labels ytest). An
 // error names the classifier and the dimension.
 func Misclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int) (int, error) {
+	return MisclassifiedContext(context.Background(), c, trainZ, ytrain, testZ, ytest)
+}
+
+// MisclassifiedContext is Misclassified whose fit stops when ctx is
+// cancelled (ContextFitter), with ctx's error.
+func MisclassifiedContext(ctx context.Context, c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int) (int, error) {
 	_, k := trainZ.Dims()
 	nte, _ := testZ.Dims()
-	p, err := c.Fit(trainZ, ytrain)
+	p, err := fitContext(ctx, c, trainZ, ytrain)
+	if err != nil && ctx.Err() != nil {
+		return 0, err
+	}
 	if err != nil {
 		return 0, fmt.Errorf("classifier %s at dimension %d: %w", c.Name(), k, err)
 	}
@@ -192,6 +235,13 @@ func SweepAll(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense
 // there; the others (SVM) are fitted at the listed dimensions only, in
 // parallel, so a short list saves most of their fits.
 func SweepAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int) ([][]int, error) {
+	return SweepAtContext(context.Background(), cs, trainZ, ytrain, testZ, ytest, dims)
+}
+
+// SweepAtContext is SweepAt whose per-dimension fits stop when ctx is
+// cancelled (the error is then ctx's) and report their progress through
+// ctx's reporter (package progress).
+func SweepAtContext(ctx context.Context, cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int, dims []int) ([][]int, error) {
 	if len(dims) == 0 {
 		return nil, fmt.Errorf("classify: no dimensions to evaluate")
 	}
@@ -238,7 +288,7 @@ func SweepAt(cs []Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense,
 	for j, i := range many {
 		sub[j] = cs[i]
 	}
-	fitted, err := fitAt(sub, trainZ, ytrain, testZ, ytest, dims, top)
+	fitted, err := fitAt(ctx, sub, trainZ, ytrain, testZ, ytest, dims, top)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"math"
 )
 
@@ -219,22 +220,30 @@ type smo struct {
 	gbar   []float64 // C·Σ_{αⱼ = C} Qᵢⱼ
 	status []uint8
 	iter   int
+	// done, when not nil, stops the run when closed (checked with the
+	// shrinking, every min(l, 1000) iterations); stopped says it did.
+	done    <-chan struct{}
+	stopped bool
 }
 
 // smoResult is the solution of a two-class problem: the coefficients
 // yᵢ·αᵢ in row order, ρ (the decision value is Σ yᵢαᵢ·k(xᵢ, x) − ρ), the
 // objective value and the number of iterations.
 type smoResult struct {
-	coef []float64
-	rho  float64
-	obj  float64
-	iter int
+	coef    []float64
+	rho     float64
+	obj     float64
+	iter    int
+	stopped bool // the context was cancelled first: no solution
 }
 
 // solveSMO solves the C-SVC dual for the rows of k with labels y (±1).
-func solveSMO(k *svmKernel, y []float64, c, tol float64, cacheBytes int64, shrink bool) smoResult {
+//
+// A cancelled ctx stops it within min(l, 1000) iterations; the result then
+// has stopped set and is not a solution.
+func solveSMO(ctx context.Context, k *svmKernel, y []float64, c, tol float64, cacheBytes int64, shrink bool) smoResult {
 	l := len(y)
-	s := &smo{l: l, active: l, c: c, tol: tol, shrink: shrink, k: k, cache: newKernelCache(l, cacheBytes),
+	s := &smo{l: l, active: l, c: c, tol: tol, shrink: shrink, k: k, cache: newKernelCache(l, cacheBytes), done: ctx.Done(),
 		perm: make([]int32, l), y: append([]float64(nil), y...), qd: make([]float64, l),
 		alpha: make([]float64, l), g: make([]float64, l), gbar: make([]float64, l), status: make([]uint8, l)}
 	for i := range s.perm {
@@ -244,6 +253,9 @@ func solveSMO(k *svmKernel, y []float64, c, tol float64, cacheBytes int64, shrin
 		s.setStatus(i)
 	}
 	s.run()
+	if s.stopped {
+		return smoResult{stopped: true, iter: s.iter}
+	}
 	res := smoResult{coef: make([]float64, l), rho: s.rho(), iter: s.iter}
 	for t := 0; t < l; t++ {
 		res.obj += s.alpha[t] * (s.g[t] - 1)
@@ -308,6 +320,9 @@ func (s *smo) run() {
 	for s.iter < limit {
 		if counter--; counter == 0 {
 			counter = min(s.l, 1000)
+			if s.cancelled() {
+				return
+			}
 			if s.shrink {
 				s.shrinkActive()
 			}
@@ -330,6 +345,16 @@ func (s *smo) run() {
 		s.reconstructGradient()
 		s.active = s.l
 	}
+}
+
+// cancelled reports whether the run's context is done, and records it.
+func (s *smo) cancelled() bool {
+	select {
+	case <-s.done:
+		s.stopped = true
+	default:
+	}
+	return s.stopped
 }
 
 // step solves the subproblem in αᵢ, αⱼ and updates G, the status and Ḡ.

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -200,6 +201,14 @@ func parseSVM(kern, params string) (Classifier, error) {
 
 // Fit trains one two-class SVM per pair of the classes present in y.
 func (c SVM) Fit(X *mat.Dense, y []int) (Predictor, error) {
+	return c.FitContext(context.Background(), X, y)
+}
+
+// FitContext is Fit that stops when ctx is cancelled: no pair starts
+// after it, and a running pair's SMO stops within min(l, 1000) iterations
+// (l its rows); the error is then ctx's. A fit of a few thousand rows with
+// a large C can take minutes (millions of iterations, as in LIBSVM).
+func (c SVM) FitContext(ctx context.Context, X *mat.Dense, y []int) (Predictor, error) {
 	r, err := c.resolved()
 	if err != nil {
 		return nil, err
@@ -247,6 +256,10 @@ func (c SVM) Fit(X *mat.Dense, y []int) (Predictor, error) {
 	}
 	sols := make([]smoResult, len(jobs))
 	par.Tasks(len(jobs), func(p int) {
+		if ctx.Err() != nil {
+			sols[p].stopped = true
+			return
+		}
 		a, b := byClass[classes[jobs[p].s]], byClass[classes[jobs[p].t]]
 		rows := append(append(make([]int, 0, len(a)+len(b)), a...), b...)
 		sub := make([]float64, len(rows)*d)
@@ -258,8 +271,13 @@ func (c SVM) Fit(X *mat.Dense, y []int) (Predictor, error) {
 				ys[k] = -1
 			}
 		}
-		sols[p] = solveSMO(newSVMKernel(sub, d, rbf, gamma), ys, r.C, r.Tol, cacheBytes, !r.NoShrinking)
+		sols[p] = solveSMO(ctx, newSVMKernel(sub, d, rbf, gamma), ys, r.C, r.Tol, cacheBytes, !r.NoShrinking)
 	})
+	for _, sol := range sols {
+		if sol.stopped {
+			return nil, fmt.Errorf("classifier %s: %w", name, context.Cause(ctx))
+		}
+	}
 
 	// Support vectors: the rows with a nonzero coefficient in some pair,
 	// grouped by class (increasing label), training order within a class.

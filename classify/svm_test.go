@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -464,5 +466,42 @@ func TestSVMAutoSigma(t *testing.T) {
 	}
 	if _, pred1 := fit(SVM{Sigma: 1}, xtr); ErrorRate(pred1, yte) < 0.5 {
 		t.Errorf("sigma=1 on rows about 60 apart: test error %.3f, expected near chance (≥ 0.5); the test no longer shows what auto fixes", ErrorRate(pred1, yte))
+	}
+}
+
+// A cancelled context stops SMO at its first check, after min(l, 1000)
+// iterations (the shrinking cadence), on a problem that needs far more
+// (overlapping classes, linear kernel, C = 1000); FitContext returns the
+// context's error and no model; the uncancelled run converges.
+func TestSVMFitContextCancel(t *testing.T) {
+	x, y := blobData(3, 2, 300, 2, 0.5)
+	n, d := x.Dims()
+	ys := make([]float64, n)
+	for i, v := range y {
+		ys[i] = float64(1 - 2*v)
+	}
+	solve := func(ctx context.Context) smoResult {
+		return solveSMO(ctx, newSVMKernel(x.RawMatrix().Data, d, false, 0), ys, 1000, 1e-3, 1<<22, true)
+	}
+	full := solve(context.Background())
+	if full.stopped || full.iter <= 5*1000 {
+		t.Fatalf("uncancelled run: %d iterations (stopped %v); the test needs a problem of more than 5 000", full.iter, full.stopped)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if r := solve(ctx); !r.stopped || r.iter != min(n, 1000) || r.coef != nil {
+		t.Errorf("cancelled run: stopped %v after %d iterations, want stopped after %d with no solution", r.stopped, r.iter, min(n, 1000))
+	}
+	for _, c := range []SVM{{Kernel: SVMLinear, C: 1000}, {C: 1000}} {
+		p, err := c.FitContext(ctx, x, y)
+		if !errors.Is(err, context.Canceled) || p != nil {
+			t.Errorf("%s: FitContext after cancel: %v, %v", c.Name(), p, err)
+		}
+		if _, err := MisclassifiedContext(ctx, c, x, y, x, y); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: MisclassifiedContext after cancel: %v", c.Name(), err)
+		}
+	}
+	if _, err := SweepAtContext(ctx, []Classifier{SVM{}}, x, y, x, y, []int{1, 2}); !errors.Is(err, context.Canceled) {
+		t.Errorf("SweepAtContext after cancel: %v", err)
 	}
 }

@@ -454,8 +454,8 @@ func runUnits(p *Protocol, total int, job func(u int) unitJob) ([]unitResult, er
 // forEachUnit calls do(u) for the units u = 0..total-1 on up to workers
 // goroutines (0: GOMAXPROCS), units taken in increasing order. After a
 // unit fails (do returns false) or ctx is cancelled no new unit starts.
-// progress, when not nil, is called after each unit with the number done
-// so far and total; calls are serialised.
+// progress, when not nil, is called after each unit that succeeds with the
+// number done so far and total; calls are serialised.
 func forEachUnit(ctx context.Context, workers, total int, progress func(done, total int), do func(u int) bool) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -478,7 +478,10 @@ func forEachUnit(ctx context.Context, workers, total int, progress func(done, to
 					return
 				}
 				if !do(u) {
+					// a failed or cancelled unit ends the run: no line
+					// counts it as done
 					failed.Store(true)
+					continue
 				}
 				if progress != nil {
 					progMu.Lock()
@@ -607,7 +610,7 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	var miss [][]int
 	switch {
 	case p.FullDim:
-		miss, err = missAt(p.Classifiers, model, pr, dims)
+		miss, err = missAt(ctx, p.Classifiers, model, pr, dims)
 	case method.RefitsPerDimension(nm.Method):
 		var step func(done, total int)
 		if p.Step != nil {
@@ -619,7 +622,7 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	default:
 		var e *embedded
 		if e, err = embedSplit(model, pr, dims); err == nil {
-			miss, err = classify.SweepAt(p.Classifiers, e.train, e.ytrain, e.test, pr.ytest, ks)
+			miss, err = classify.SweepAtContext(ctx, p.Classifiers, e.train, e.ytrain, e.test, pr.ytest, ks)
 		}
 	}
 	if err != nil {
@@ -686,7 +689,7 @@ func embedSplit(model method.Model, pr *prepared, dims int) (*embedded, error) {
 // missAt returns, for every classifier, the number of test rows it
 // misclassifies on the first dims columns of model's embedding of the
 // split: a one-element "sweep" at that dimension.
-func missAt(cs []classify.Classifier, model method.Model, pr *prepared, dims int) ([][]int, error) {
+func missAt(ctx context.Context, cs []classify.Classifier, model method.Model, pr *prepared, dims int) ([][]int, error) {
 	e, err := embedSplit(model, pr, dims)
 	if err != nil {
 		return nil, err
@@ -697,7 +700,7 @@ func missAt(cs []classify.Classifier, model method.Model, pr *prepared, dims int
 	te := e.test.Slice(0, nte, 0, dims).(*mat.Dense)
 	miss := make([][]int, len(cs))
 	for i, c := range cs {
-		m, err := classify.Misclassified(c, tr, e.ytrain, te, pr.ytest)
+		m, err := classify.MisclassifiedContext(ctx, c, tr, e.ytrain, te, pr.ytest)
 		if err != nil {
 			return nil, err
 		}
@@ -733,7 +736,7 @@ func missPerDimension(ctx context.Context, m method.Method, cs []classify.Classi
 				step(done, total)
 			}
 		}
-		at, err := missAt(cs, mk, pr, k)
+		at, err := missAt(ctx, cs, mk, pr, k)
 		if err != nil {
 			return nil, fmt.Errorf("%d dimensions: %v", k, err)
 		}

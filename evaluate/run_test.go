@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -20,6 +21,7 @@ import (
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/progress"
 )
 
 // firstCols is a fake method whose embedding is the first dims raw
@@ -769,5 +771,58 @@ func TestTunedDimensionDependent(t *testing.T) {
 	}
 	if method.RefitsPerDimension(Tuned{}) {
 		t.Error("a tuned method with no values refits per dimension")
+	}
+}
+
+// An SVM sweep on 2 000 training rows reports its share of fits done
+// through Step, and a cancellation made from that line stops the run with
+// the context's error (the fits left are not started or stop within a few
+// hundred SMO iterations); the same protocol uncancelled completes.
+func TestSVMSweepProgressAndCancel(t *testing.T) {
+	old := progress.MinGap
+	progress.MinGap = 0
+	defer func() { progress.MinGap = old }()
+	// At most 2 fits in flight when the cancellation comes, whatever the
+	// machine, so the count of lines below is bounded.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, d := 4000, 6
+	x := mat.NewDense(n, d, nil)
+	y := make([]int, n)
+	for i := range y {
+		y[i] = i % 2
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64()+float64(y[i])*0.8)
+		}
+	}
+	ds := &data.Dataset{Name: "blobs", X: x, Y: y}
+	p := Protocol{Methods: []NamedMethod{{"pca", mustMethod(t, "pca", nil)}}, Classifiers: []classify.Classifier{classify.SVM{}}, Folds: 2}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var lines []string
+	p.Context = ctx
+	p.Step = func(msg string) {
+		mu.Lock()
+		defer mu.Unlock()
+		if strings.Contains(msg, "svm-rbf on 2000 training rows: 6 fits (6 dimensions)") {
+			lines = append(lines, msg)
+			cancel()
+		}
+	}
+	if _, err := Run(ds, p); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled from the sweep's progress line: %v", err)
+	}
+	if len(lines) == 0 || !strings.Contains(lines[0], " %") {
+		t.Errorf("no progress line with a percentage from the SVM sweep: %q", lines)
+	}
+	// Each fit done reports (MinGap 0, one sixth per fit): a sweep that
+	// went on after the cancellation would send 5 lines per fold.
+	if len(lines) >= 5 {
+		t.Errorf("%d progress lines after cancelling at the first: the sweep did not stop: %q", len(lines), lines)
+	}
+	p.Context, p.Step = nil, nil
+	if _, err := Run(ds, p); err != nil {
+		t.Errorf("uncancelled: %v", err)
 	}
 }

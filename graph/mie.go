@@ -1,14 +1,17 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/par"
+	"github.com/dimred/dimred/progress"
 )
 
 // The graphs of variational graph embedding (seed 003, Yang, Zha, Zhou &
@@ -159,6 +162,14 @@ func VariationalWeights(c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*m
 // terms, the criterion KernelSum(c, m, bw) — bit for bit, at the cost of
 // one multiply-add per pair instead of a second pass over the n² distances.
 func VariationalGraph(c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*mat.SymDense, float64, error) {
+	return VariationalGraphContext(context.Background(), c, m, bw, tangent)
+}
+
+// VariationalGraphContext is VariationalGraph that stops with ctx's error
+// once ctx is cancelled (no block of rows starts after it) and reports
+// the share of the n² pairs done through ctx's reporter (package
+// progress) from progress.MinOrder rows on.
+func VariationalGraphContext(ctx context.Context, c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*mat.SymDense, float64, error) {
 	n := m.Len()
 	if c.Size() != n {
 		return nil, 0, fmt.Errorf("graph: class coefficients for %d rows, metric has %d", c.Size(), n)
@@ -169,7 +180,7 @@ func VariationalGraph(c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*mat
 	w := mat.NewSymDense(n, nil)
 	raw := w.RawSymmetric()
 	rows := make([]float64, n) // KernelSum's row sums, in its order
-	upperPairs(n, func(i, j int) {
+	err := upperPairsContext(ctx, n, fmt.Sprintf("variational graph: weights of the %d×%d pairs", n, n), func(i, j int) {
 		d2 := bw.Sq(i, j)
 		v := c.at(i, j) * math.Exp(-m.SqDist(i, j)/d2)
 		rows[i] += v
@@ -178,6 +189,9 @@ func VariationalGraph(c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*mat
 		}
 		raw.Data[i*raw.Stride+j] = v
 	})
+	if err != nil {
+		return nil, 0, err
+	}
 	return w, kernelTotal(c, rows), nil
 }
 
@@ -188,6 +202,12 @@ func VariationalGraph(c *ClassBlock, m Metric, bw Bandwidth, tangent bool) (*mat
 // eq. 5 for c = Gamma (the quadratic-MI estimate of eq. 4 with
 // k(zᵢ, zⱼ) = exp(−‖zᵢ − zⱼ‖²/δ²)) and the BER estimate of §4 for c = BER.
 func KernelSum(c *ClassBlock, m Metric, bw Bandwidth) (float64, error) {
+	return KernelSumContext(context.Background(), c, m, bw)
+}
+
+// KernelSumContext is KernelSum that stops with ctx's error once ctx is
+// cancelled and reports its progress as VariationalGraphContext does.
+func KernelSumContext(ctx context.Context, c *ClassBlock, m Metric, bw Bandwidth) (float64, error) {
 	n := m.Len()
 	if c.Size() != n {
 		return 0, fmt.Errorf("graph: class coefficients for %d rows, metric has %d", c.Size(), n)
@@ -196,9 +216,12 @@ func KernelSum(c *ClassBlock, m Metric, bw Bandwidth) (float64, error) {
 		return 0, err
 	}
 	rows := make([]float64, n) // Σ_{j>i} in increasing j, row by row
-	upperPairs(n, func(i, j int) {
+	err := upperPairsContext(ctx, n, fmt.Sprintf("criterion J over the %d×%d pairs", n, n), func(i, j int) {
 		rows[i] += c.at(i, j) * math.Exp(-m.SqDist(i, j)/bw.Sq(i, j))
 	})
+	if err != nil {
+		return 0, err
+	}
 	return kernelTotal(c, rows), nil
 }
 
@@ -274,12 +297,23 @@ const (
 	pairTile  = 64
 )
 
-// upperPairs calls f(i, j) once for every pair i < j < n, in parallel
+// upperPairsContext calls f(i, j) once for every pair i < j < n, in parallel
 // over blocks of i. For each i the calls come in increasing j, and f may
 // write freely to what belongs to row i: so a sum over j kept per row is
 // accumulated in the same order as by the plain double loop, bit for bit.
-func upperPairs(n int, f func(i, j int)) {
+//
+// Once ctx is cancelled no block starts and ctx's error is returned (the
+// pairs are then incomplete). With a reporter in ctx and at least
+// progress.MinOrder rows a meter named what reports the share of pairs
+// done.
+func upperPairsContext(ctx context.Context, n int, what string, f func(i, j int)) error {
+	meter := progress.Start(ctx, n, "%s", what)
+	total := float64(n) * float64(n-1) / 2
+	var done atomic.Int64
 	par.Blocks(n, pairBlock, func(lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
 		for j0 := lo + 1; j0 < n; j0 += pairTile {
 			j1 := min(j0+pairTile, n)
 			for i := lo; i < hi; i++ {
@@ -288,5 +322,9 @@ func upperPairs(n int, f func(i, j int)) {
 				}
 			}
 		}
+		// rows lo..hi−1 own (n−1−i) pairs each
+		pairs := int64(hi-lo) * int64(2*n-lo-hi-1) / 2
+		meter.Done(float64(done.Add(pairs)) / total)
 	})
+	return ctx.Err()
 }

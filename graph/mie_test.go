@@ -1,12 +1,21 @@
 package graph
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/progress"
 )
 
 // randomLabels draws n labels over c classes, every class present.
@@ -430,5 +439,88 @@ func TestVariationalPairsBitIdentical(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// The O(n²) pair loops of AQMIDA and of the variational graph with a
+// context: the same bits as without one; with a reporter and
+// progress.MinOrder rows, rising percentages under 100; a cancelled
+// context gives its error.
+func TestPairLoopsContext(t *testing.T) {
+	old := progress.MinGap
+	progress.MinGap = 0
+	defer func() { progress.MinGap = old }()
+	rng := rand.New(rand.NewPCG(4, 5))
+	n := progress.MinOrder
+	x := mat.NewDense(n, 3, nil)
+	for i := range n {
+		for j := range 3 {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	y := randomLabels(rng, n, 3)
+	g, err := Gamma(y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	var mu sync.Mutex
+	ctx := progress.With(context.Background(), func(s string) {
+		mu.Lock()
+		lines = append(lines, s)
+		mu.Unlock()
+	})
+	cancelled, cancel := context.WithCancel(ctx)
+	cancel()
+	percents := func(prefix string) []int {
+		var p []int
+		for _, l := range lines {
+			var v int
+			if rest, ok := strings.CutPrefix(l, prefix+", "); ok {
+				if _, err := fmt.Sscanf(rest, "%d %%", &v); err == nil {
+					p = append(p, v)
+				}
+			}
+		}
+		return p
+	}
+	rising := func(what string, p []int) {
+		t.Helper()
+		if len(p) == 0 || !slices.IsSorted(p) || p[len(p)-1] >= 100 {
+			t.Errorf("%s: percentages %v, want rising values under 100", what, p)
+		}
+	}
+
+	m := Euclidean{X: x}
+	bw := Bandwidth{Delta: 1.5}
+	w0, j0, _ := VariationalGraph(g, m, bw, true)
+	w1, j1, err := VariationalGraphContext(ctx, g, m, bw, true)
+	if err != nil || j1 != j0 || !mat.Equal(w0, w1) {
+		t.Errorf("VariationalGraphContext differs from VariationalGraph (J %v vs %v, err %v)", j1, j0, err)
+	}
+	rising("variational graph", percents(fmt.Sprintf("variational graph: weights of the %d×%d pairs", n, n)))
+	if s, err := KernelSumContext(ctx, g, m, bw); err != nil || s != j0 {
+		t.Errorf("KernelSumContext = %v, %v; want %v", s, err, j0)
+	}
+	rising("criterion", percents(fmt.Sprintf("criterion J over the %d×%d pairs", n, n)))
+	if _, _, err := VariationalGraphContext(cancelled, g, m, bw, true); !errors.Is(err, context.Canceled) {
+		t.Errorf("VariationalGraphContext cancelled: %v", err)
+	}
+	if _, err := KernelSumContext(cancelled, g, m, bw); !errors.Is(err, context.Canceled) {
+		t.Errorf("KernelSumContext cancelled: %v", err)
+	}
+	var calls atomic.Int64
+	if err := upperPairsContext(cancelled, n, "", func(i, j int) { calls.Add(1) }); !errors.Is(err, context.Canceled) || calls.Load() != 0 {
+		t.Errorf("upperPairsContext cancelled: %v after %d pairs, want no pair computed", err, calls.Load())
+	}
+
+	l0, _ := ApproxQMI(x, y, 0.7)
+	l1, err := ApproxQMIContext(ctx, x, y, 0.7)
+	if err != nil || !mat.Equal(l0, l1) {
+		t.Errorf("ApproxQMIContext differs from ApproxQMI (err %v)", err)
+	}
+	rising("AQMIDA", percents(fmt.Sprintf("AQMIDA pairwise weights of the %d×%d pairs", n, n)))
+	if _, err := ApproxQMIContext(cancelled, x, y, 0.7); !errors.Is(err, context.Canceled) {
+		t.Errorf("ApproxQMIContext cancelled: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/kernel"
+	"github.com/dimred/dimred/progress"
 )
 
 // The graphs of quadratic mutual information (QMI).
@@ -194,6 +196,19 @@ func SilvermanSigma(s float64, n int) float64 {
 // cancel in E because the class weights of eq. 4 sum to zero. At
 // coincident rows τ takes its limit 1/(2σ³√(2π)); the term is zero there.
 func ApproxQMI(x *mat.Dense, y []int, sigma float64) (*mat.SymDense, error) {
+	return ApproxQMIContext(context.Background(), x, y, sigma)
+}
+
+// approxQMIRows is how many rows of ApproxQMIContext's pair loop run
+// between two checks of the context.
+const approxQMIRows = 64
+
+// ApproxQMIContext is ApproxQMI that stops with ctx's error once ctx is
+// cancelled (in the Gram product and every approxQMIRows rows of the pair
+// loop) and reports the share of pairs done through ctx's reporter
+// (package progress) from progress.MinOrder rows on. The loop is the same
+// serial one, so the result is ApproxQMI's bit for bit.
+func ApproxQMIContext(ctx context.Context, x *mat.Dense, y []int, sigma float64) (*mat.SymDense, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("sigma: %v; the bandwidth must be finite and > 0", sigma)
 	}
@@ -213,7 +228,7 @@ func ApproxQMI(x *mat.Dense, y []int, sigma float64) (*mat.SymDense, error) {
 		s += float64(k) * float64(k)
 	}
 	s /= fn * fn
-	g, err := kernel.Linear().Gram(x, nil)
+	g, err := kernel.Linear().GramContext(ctx, x, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +242,17 @@ func ApproxQMI(x *mat.Dense, y []int, sigma float64) (*mat.SymDense, error) {
 	l := mat.NewSymDense(n, nil)
 	scale := 2 / (fn * fn)
 	deg := make([]float64, n)
+	progress.Step(ctx, n, "AQMIDA pairwise weights of the %d×%d pairs", n, n)
+	meter := progress.Start(ctx, n, "AQMIDA pairwise weights of the %d×%d pairs", n, n)
+	total := fn * (fn - 1) / 2
 	for i := 0; i < n; i++ {
+		if i%approxQMIRows == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			// rows 0..i−1 own (n−1−r) pairs each
+			meter.Done(float64(i) * (2*fn - float64(i) - 1) / 2 / total)
+		}
 		pi := float64(counts[y[i]]) / fn
 		gi := g.RawRowView(i)
 		for j := i + 1; j < n; j++ {

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -51,6 +52,10 @@ type AQMIDA struct {
 	// with nonzero variance).
 	PCADims      int
 	MinClassRows int // zero: 2
+	// Context, when not nil, cancels the fit: the whitening, the pairwise
+	// weights (graph.ApproxQMIContext) and the eigen-solve stop with its
+	// error soon after it is done (method.FitContext sets it).
+	Context context.Context
 }
 
 // Params declares the parameters of AQMIDA.
@@ -70,7 +75,11 @@ func (m AQMIDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	white, err := whitening(x, m.PCADims)
+	ctx := m.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	white, err := whitening(ctx, x, m.PCADims)
 	if err != nil {
 		return nil, fmt.Errorf("aqmida: %w", err)
 	}
@@ -86,12 +95,12 @@ func (m AQMIDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if sigma == 0 {
 		sigma = graph.SilvermanSigma(1, n)
 	}
-	l, err := graph.ApproxQMI(xw, y, sigma)
+	l, err := graph.ApproxQMIContext(ctx, xw, y, sigma)
 	if err != nil {
 		return nil, fmt.Errorf("aqmida: %w", err)
 	}
 	prob := &embed.Problem{Space: embed.Linear{}, Objective: graph.Dense{M: l}, Solver: embed.Dense, Dims: dims}
-	f, err := fit("aqmida", prob, xw)
+	f, err := fitContext(ctx, "aqmida", prob, xw)
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +113,9 @@ func (m AQMIDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 // (at most k of them, the leading ones, when k > 0), Λ their sample
 // variances (denominator n − 1), so that the training rows map to
 // coordinates with zero mean, unit variance and no correlation.
-func whitening(x *mat.Dense, k int) (*embed.LinearModel, error) {
+func whitening(ctx context.Context, x *mat.Dense, k int) (*embed.LinearModel, error) {
 	n, _ := x.Dims()
-	p, err := PCA{}.Fit(x, nil, 0)
+	p, err := FitContext(ctx, PCA{}, x, nil, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -10,7 +10,7 @@ import (
 var contextType = reflect.TypeFor[context.Context]()
 
 // FitContext fits m with a context: a method whose options carry a
-// Context field (Engine.Context: every registered method but AQMIDA)
+// Context field (Engine.Context, VariationalParams.Context, AQMIDA.Context: every registered method)
 // gets ctx there, so its Gram matrix, graph products and solvers stop
 // soon after ctx is cancelled; others are checked before and after the
 // fit. A cancelled fit returns ctx.Err() and no model. m itself is not

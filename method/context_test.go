@@ -37,7 +37,7 @@ func TestFitContextStopsDuringTheFit(t *testing.T) {
 	for i := range y {
 		y[i] = i % 3
 	}
-	for _, name := range []string{"gda", "kpca", "kqmi", "lda", "sklpp", "knda", "ksr"} {
+	for _, name := range []string{"gda", "kpca", "kqmi", "lda", "sklpp", "knda", "ksr", "aqmida"} {
 		m, err := New(name, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -54,7 +55,13 @@ func FitTransform(m Method, x *mat.Dense, y []int, dims int) (Model, *mat.Dense,
 }
 
 func fit(name string, p *embed.Problem, x *mat.Dense) (*Fitted, error) {
-	r, err := p.Fit(x)
+	return fitContext(context.Background(), name, p, x)
+}
+
+// fitContext is fit whose problem stops with ctx's error once ctx is
+// cancelled (embed.Problem.FitContext).
+func fitContext(ctx context.Context, name string, p *embed.Problem, x *mat.Dense) (*Fitted, error) {
+	r, err := p.FitContext(ctx, x)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

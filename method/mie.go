@@ -318,14 +318,14 @@ func (v *ve) solveRatio(w *mat.SymDense) (*embed.Result, error) {
 }
 
 func (v *ve) objective(z *mat.Dense) (float64, error) {
-	return graph.KernelSum(v.coef, graph.Euclidean{X: z}, v.bw)
+	return graph.KernelSumContext(v.ctx, v.coef, graph.Euclidean{X: z}, v.bw)
 }
 
 // initial embeds the initial graph (MIE₀, BERE₀).
 func (v *ve) initial() (*embed.Result, error) {
 	n := v.start.Len()
 	v.report("initial graph: weights of the %d×%d pairs", n, n)
-	w, j, err := graph.VariationalGraph(v.coef, v.start, v.bw, v.tangent)
+	w, j, err := graph.VariationalGraphContext(v.ctx, v.coef, v.start, v.bw, v.tangent)
 	if err != nil {
 		return nil, fmt.Errorf("%s: initial graph: %w", v.name, err)
 	}
@@ -373,7 +373,7 @@ func (v *ve) em(p EMParams) (*embed.Result, VariationalResult, error) {
 			res.Stop = "maximum number of iterations"
 			break
 		}
-		w, err := graph.VariationalWeights(v.coef, graph.Euclidean{X: cur.Train}, v.bw, v.tangent)
+		w, _, err := graph.VariationalGraphContext(v.ctx, v.coef, graph.Euclidean{X: cur.Train}, v.bw, v.tangent)
 		if err != nil {
 			return nil, res, fmt.Errorf("%s: E-step: %w", v.name, err)
 		}

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -78,11 +79,14 @@ func (t *kdTree) build(lo, hi int) *kdNode {
 // than the current k-th distance (or ε²), and every row across the plane
 // has a canonical distance at least that large (rounding is monotone), so
 // equal-distance rows with lower indices are never missed.
-func treeSearch(x *mat.Dense, q query, allow func(i, j int) bool) [][]cand {
+func treeSearch(ctx context.Context, x *mat.Dense, q query, allow func(i, j int) bool) [][]cand {
 	n, _ := x.Dims()
 	t := buildKD(x)
 	res := make([][]cand, n)
 	par.Blocks(n, queryBlock, func(lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
 		for i := lo; i < hi; i++ {
 			s := &kdSearch{t: t, i: i, q: q, allow: allow, p: x.RawRowView(i)}
 			s.visit(t.root)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -120,6 +121,9 @@ type SearchOptions struct {
 	Pairs  Pairs
 	Labels []int
 	Search Search
+	// Context, when not nil, stops the search with its error once it is
+	// cancelled: no block of query rows starts after it.
+	Context context.Context
 }
 
 // Neighbours holds, for every row i, its neighbours Index[i] (never i
@@ -207,6 +211,10 @@ func search(m Metric, q query, opt SearchOptions) (*Neighbours, error) {
 			return nil, err
 		}
 	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	out := &Neighbours{Index: make([][]int, n), Dist: make([][]float64, n)}
 	// Same-class searches run on each class separately (identical lists,
 	// far fewer distances).
@@ -226,9 +234,12 @@ func search(m Metric, q query, opt SearchOptions) (*Neighbours, error) {
 		}
 		var res [][]cand
 		if alg == SearchTree {
-			res = treeSearch(sub.(Euclidean).X, q, allow)
+			res = treeSearch(ctx, sub.(Euclidean).X, q, allow)
 		} else {
-			res = bruteSearch(sub, q, allow)
+			res = bruteSearch(ctx, sub, q, allow)
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 		for i, cs := range res {
 			gi := i
@@ -314,12 +325,18 @@ func (s subMetric) SqDist(i, j int) float64 { return s.m.SqDist(s.rows[i], s.row
 // bound on their rounding error; only rows that can be among the answers
 // are then confirmed with the canonical distance, so the answer is exactly
 // that of the direct definition.
-func bruteSearch(m Metric, q query, allow func(i, j int) bool) [][]cand {
+//
+// Once ctx is cancelled no block of rows starts; the result is then
+// incomplete and the caller returns ctx's error.
+func bruteSearch(ctx context.Context, m Metric, q query, allow func(i, j int) bool) [][]cand {
 	n := m.Len()
 	res := make([][]cand, n)
 	eu, isEu := m.(Euclidean)
 	if !isEu {
 		par.Blocks(n, queryBlock, func(lo, hi int) {
+			if ctx.Err() != nil {
+				return
+			}
 			buf := make([]cand, 0, n)
 			for i := lo; i < hi; i++ {
 				buf = buf[:0]
@@ -350,9 +367,12 @@ func bruteSearch(m Metric, q query, allow func(i, j int) bool) [][]cand {
 	const u = 0x1p-53
 	c := 8 * float64(d+4) * u
 	if !q.ball && allow == nil && n >= 2*symTile {
-		return symmetricKNN(x, min(q.k, n-1), norms, c)
+		return symmetricKNN(ctx, x, min(q.k, n-1), norms, c)
 	}
 	par.Blocks(n, queryBlock, func(lo, hi int) {
+		if ctx.Err() != nil {
+			return
+		}
 		var dots mat.Dense
 		dots.Mul(x.Slice(lo, hi, 0, d), x.T())
 		approx := make([]float64, n)

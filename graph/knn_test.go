@@ -1,12 +1,16 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
+	"reflect"
 	"runtime"
 	"sort"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -274,5 +278,70 @@ func TestSearchErrors(t *testing.T) {
 	nn, err := KNN(Euclidean{x}, 50, SearchOptions{})
 	if err != nil || len(nn.Index[0]) != 19 {
 		t.Errorf("k = 50 on 20 rows: %v, %d neighbours (want 19)", err, len(nn.Index[0]))
+	}
+}
+
+// countingMetric counts its distance evaluations.
+type countingMetric struct {
+	Euclidean
+	calls *atomic.Int64
+}
+
+func (c countingMetric) SqDist(i, j int) float64 { c.calls.Add(1); return c.Euclidean.SqDist(i, j) }
+
+// A neighbour search with a cancelled context returns its error, on every
+// route (brute force with and without the symmetric tiles, the k-d tree,
+// a non-Euclidean metric, the ε-ball, class-restricted pairs, the
+// neighbourhood graph and the ε rule), and computes no distance (counted
+// on the non-Euclidean route); with a live context the lists are those of
+// the search without one.
+func TestSearchContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	y := make([]int, 600)
+	for i := range y {
+		y[i] = i % 3
+	}
+	for _, c := range []struct {
+		name string
+		d    int
+		opt  SearchOptions
+	}{
+		{"brute, symmetric tiles", 20, SearchOptions{Search: SearchBrute}},
+		{"brute, other class", 20, SearchOptions{Search: SearchBrute, Pairs: OtherClass, Labels: y}},
+		{"kdtree", 3, SearchOptions{Search: SearchTree}},
+		{"kdtree, same class", 3, SearchOptions{Search: SearchTree, Pairs: SameClass, Labels: y}},
+	} {
+		x := testdata.Normal(rng, 600, c.d)
+		m := Euclidean{X: x}
+		want, err := KNN(m, 5, c.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := c.opt
+		live.Context = context.Background()
+		if got, err := KNN(m, 5, live); err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: with a live context the lists differ (%v)", c.name, err)
+		}
+		dead := c.opt
+		dead.Context = ctx
+		if _, err := KNN(m, 5, dead); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: KNN cancelled: %v", c.name, err)
+		}
+		if _, err := Ball(m, 1, dead); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: Ball cancelled: %v", c.name, err)
+		}
+	}
+	x := testdata.Normal(rng, 300, 4)
+	var calls atomic.Int64
+	if _, err := KNN(countingMetric{Euclidean{X: x}, &calls}, 5, SearchOptions{Context: ctx}); !errors.Is(err, context.Canceled) || calls.Load() != 0 {
+		t.Errorf("non-Euclidean search cancelled: %v after %d distances, want none", err, calls.Load())
+	}
+	if _, err := (Neighbourhood{K: 5, Context: ctx}).Build(Euclidean{X: x}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Neighbourhood.Build cancelled: %v", err)
+	}
+	if _, err := DefaultBetweenEpsContext(ctx, Euclidean{X: x}, y[:300], 5, SearchBrute); !errors.Is(err, context.Canceled) {
+		t.Errorf("DefaultBetweenEpsContext cancelled: %v", err)
 	}
 }

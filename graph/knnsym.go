@@ -2,6 +2,7 @@ package graph
 
 import (
 	"container/heap"
+	"context"
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
@@ -29,7 +30,10 @@ const symTile = 256
 // sorted (ties by index). The answer is therefore exactly that of the
 // definition and does not depend on the order in which tiles ran (tiles run
 // in parallel, rows updated under a lock per row block).
-func symmetricKNN(x *mat.Dense, k int, norms []float64, c float64) [][]cand {
+//
+// Once ctx is cancelled no tile starts and nil is returned (the caller
+// returns ctx's error).
+func symmetricKNN(ctx context.Context, x *mat.Dense, k int, norms []float64, c float64) [][]cand {
 	n, d := x.Dims()
 	nb := (n + symTile - 1) / symTile
 	type rowState struct {
@@ -69,6 +73,9 @@ func symmetricKNN(x *mat.Dense, k int, norms []float64, c float64) [][]cand {
 		}
 	}
 	par.Tasks(len(tiles), func(t int) {
+		if ctx.Err() != nil {
+			return
+		}
 		ti := tiles[t]
 		i0, i1 := ti.i*symTile, min((ti.i+1)*symTile, n)
 		j0, j1 := ti.j*symTile, min((ti.j+1)*symTile, n)
@@ -103,6 +110,9 @@ func symmetricKNN(x *mat.Dense, k int, norms []float64, c float64) [][]cand {
 		}
 		locks[ti.j].Unlock()
 	})
+	if ctx.Err() != nil {
+		return nil
+	}
 	res := make([][]cand, n)
 	par.Blocks(n, queryBlock, func(lo, hi int) {
 		buf := make([]cand, 0, 4*k)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -80,6 +81,9 @@ type Neighbourhood struct {
 	Labels      []int
 	Weights     Weights
 	Search      Search
+	// Context, when not nil, stops the neighbour search with its error
+	// once it is cancelled (SearchOptions.Context).
+	Context context.Context
 }
 
 // Graph is a built neighbourhood graph.
@@ -106,7 +110,7 @@ func (nb Neighbourhood) Build(m Metric) (*Graph, error) {
 	if err := nb.validate(n); err != nil {
 		return nil, err
 	}
-	opt := SearchOptions{Labels: nb.Labels, Search: nb.Search}
+	opt := SearchOptions{Labels: nb.Labels, Search: nb.Search, Context: nb.Context}
 	switch nb.Supervision {
 	case InClass:
 		opt.Pairs = SameClass
@@ -347,10 +351,16 @@ func (g *Graph) Degree() Diagonal { return Diagonal(g.W.Degrees()) }
 // between-class neighbours within ε and the radius does not depend on the
 // scale of the data or of the kernel. See docs/neighbourhood.md.
 func DefaultBetweenEps(m Metric, labels []int, k int, s Search) (float64, error) {
+	return DefaultBetweenEpsContext(context.Background(), m, labels, k, s)
+}
+
+// DefaultBetweenEpsContext is DefaultBetweenEps whose search stops with
+// ctx's error once ctx is cancelled.
+func DefaultBetweenEpsContext(ctx context.Context, m Metric, labels []int, k int, s Search) (float64, error) {
 	if k < 1 {
 		return 0, fmt.Errorf("graph: ε rule needs k ≥ 1, got %d", k)
 	}
-	nn, err := KNN(m, k, SearchOptions{Pairs: OtherClass, Labels: labels, Search: s})
+	nn, err := KNN(m, k, SearchOptions{Pairs: OtherClass, Labels: labels, Search: s, Context: ctx})
 	if err != nil {
 		return 0, err
 	}

@@ -187,17 +187,17 @@ func (m NDA) Graphs(metric graph.Metric, y []int) (within, between *graph.Graph,
 	}
 	eps = m.Eps
 	if eps == 0 {
-		if eps, err = graph.DefaultBetweenEps(metric, y, m.EpsK, m.Search); err != nil {
+		if eps, err = graph.DefaultBetweenEpsContext(m.ctx(), metric, y, m.EpsK, m.Search); err != nil {
 			return nil, nil, 0, err
 		}
 	}
 	within, err = graph.Neighbourhood{K: m.K, Supervision: graph.InClass, Labels: y,
-		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search}.Build(metric)
+		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search, Context: m.ctx()}.Build(metric)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("within-class graph: %w", err)
 	}
 	between, err = graph.Neighbourhood{Eps: eps, Supervision: graph.CrossClass, Labels: y,
-		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search}.Build(metric)
+		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search, Context: m.ctx()}.Build(metric)
 	if err != nil {
 		return nil, nil, 0, fmt.Errorf("between-class ε-graph: %w", err)
 	}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -71,9 +72,9 @@ func pcaParam(s *param.Schema, p *float64) {
 // wholeFromOne is the rule of a count that may also be a fraction below 1.
 var wholeFromOne = param.Check("a whole number when ≥ 1", func(v float64) bool { return v < 1 || v == math.Trunc(v) })
 
-func (p NeighbourParams) build(m graph.Metric, sup graph.Supervision, y []int) (*graph.Graph, error) {
+func (p NeighbourParams) build(ctx context.Context, m graph.Metric, sup graph.Supervision, y []int) (*graph.Graph, error) {
 	w := graph.Weights{Kind: p.Weight, T: p.T, ScaleK: p.ScaleK}
-	return graph.Neighbourhood{K: p.K, Mutual: p.Mutual, Supervision: sup, Labels: y, Weights: w, Search: p.Search}.Build(m)
+	return graph.Neighbourhood{K: p.K, Mutual: p.Mutual, Supervision: sup, Labels: y, Weights: w, Search: p.Search, Context: ctx}.Build(m)
 }
 
 // preStep applies the optional PCA pre-step of a method: keep = 0 means
@@ -255,7 +256,7 @@ func linearLPP(name string, m LPP, x *mat.Dense, y []int, sup graph.Supervision,
 	if err != nil {
 		return nil, err
 	}
-	g, err := m.build(graph.Euclidean{X: z}, sup, y)
+	g, err := m.build(m.ctx(), graph.Euclidean{X: z}, sup, y)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -355,7 +356,7 @@ func kernelLPP(name string, m KLPP, x *mat.Dense, y []int, sup graph.Supervision
 	}
 	a, _ := m.Alpha.Get()
 	alpha := a * prep.Scale()
-	g, err := m.build(graphMetric(z, prep, m.GraphInKernel), sup, y)
+	g, err := m.build(m.ctx(), graphMetric(z, prep, m.GraphInKernel), sup, y)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}

@@ -1,6 +1,7 @@
 package method
 
 import (
+	"context"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -72,7 +73,7 @@ func (m MFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	lw, lb, err := mfaGraphs(graph.Euclidean{X: z}, y, m.K1, m.K2, m.Search)
+	lw, lb, err := mfaGraphs(m.ctx(), graph.Euclidean{X: z}, y, m.K1, m.K2, m.Search)
 	if err != nil {
 		return nil, fmt.Errorf("mfa: %w", err)
 	}
@@ -83,12 +84,12 @@ func (m MFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 }
 
 // mfaGraphs returns the Laplacians of MFA's intrinsic and penalty graphs.
-func mfaGraphs(metric graph.Metric, y []int, k1, k2 int, s graph.Search) (*graph.CSR, *graph.CSR, error) {
-	w, err := graph.Neighbourhood{K: k1, Supervision: graph.InClass, Labels: y, Search: s}.Build(metric)
+func mfaGraphs(ctx context.Context, metric graph.Metric, y []int, k1, k2 int, s graph.Search) (*graph.CSR, *graph.CSR, error) {
+	w, err := graph.Neighbourhood{K: k1, Supervision: graph.InClass, Labels: y, Search: s, Context: ctx}.Build(metric)
 	if err != nil {
 		return nil, nil, fmt.Errorf("intrinsic graph: %w", err)
 	}
-	wp, err := graph.Neighbourhood{K: k2, Supervision: graph.CrossClass, Labels: y, Search: s}.Build(metric)
+	wp, err := graph.Neighbourhood{K: k2, Supervision: graph.CrossClass, Labels: y, Search: s, Context: ctx}.Build(metric)
 	if err != nil {
 		return nil, nil, fmt.Errorf("penalty graph: %w", err)
 	}
@@ -139,7 +140,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	a, _ := m.Alpha.Get()
 	alpha := a * prep.Scale()
-	lw, lb, err := mfaGraphs(graphMetric(z, prep, m.GraphInKernel), y, m.K1, m.K2, m.Search)
+	lw, lb, err := mfaGraphs(m.ctx(), graphMetric(z, prep, m.GraphInKernel), y, m.K1, m.K2, m.Search)
 	if err != nil {
 		return nil, fmt.Errorf("kmfa: %w", err)
 	}

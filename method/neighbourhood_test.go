@@ -2,6 +2,7 @@ package method
 
 import (
 	"compress/gzip"
+	"context"
 	"encoding/csv"
 	"math"
 	"os"
@@ -717,7 +718,7 @@ func TestNeighbourhoodResidualsOnFaces(t *testing.T) {
 	check("slpp", SLPP{}, nbQuad(xc, g.Laplacian().Dense()), nbQuad(xc, g.Degree().Dense()))
 
 	// MFA.
-	lw, lb, err := mfaGraphs(eu, y, DefaultMFAK1, DefaultMFAK2, "")
+	lw, lb, err := mfaGraphs(context.Background(), eu, y, DefaultMFAK1, DefaultMFAK2, "")
 	if err != nil {
 		t.Fatal(err)
 	}

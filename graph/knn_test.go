@@ -292,7 +292,7 @@ func (c countingMetric) SqDist(i, j int) float64 { c.calls.Add(1); return c.Eucl
 // A neighbour search with a cancelled context returns its error, on every
 // route (brute force with and without the symmetric tiles, the k-d tree,
 // a non-Euclidean metric, the ε-ball, class-restricted pairs, the
-// neighbourhood graph and the ε rule), and computes no distance (counted
+// neighbourhood graph, the ε rule and the local-scaling bandwidths), and computes no distance (counted
 // on the non-Euclidean route); with a live context the lists are those of
 // the search without one.
 func TestSearchContext(t *testing.T) {
@@ -343,5 +343,11 @@ func TestSearchContext(t *testing.T) {
 	}
 	if _, err := DefaultBetweenEpsContext(ctx, Euclidean{X: x}, y[:300], 5, SearchBrute); !errors.Is(err, context.Canceled) {
 		t.Errorf("DefaultBetweenEpsContext cancelled: %v", err)
+	}
+	if _, err := LocalBandwidthContext(ctx, Euclidean{X: x}, 7, SearchAuto); !errors.Is(err, context.Canceled) {
+		t.Errorf("LocalBandwidthContext cancelled: %v", err)
+	}
+	if _, err := (Neighbourhood{K: 5, Weights: Weights{Kind: LocalScaling}, Context: ctx}).Build(Euclidean{X: x}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Neighbourhood.Build with local scaling cancelled: %v", err)
 	}
 }

@@ -105,10 +105,16 @@ type Bandwidth struct {
 // LocalBandwidth returns the local-scaling bandwidth of the rows of m:
 // σᵢ the distance to the k-th nearest neighbour (k = 0: DefaultScaleK).
 func LocalBandwidth(m Metric, k int, s Search) (Bandwidth, error) {
+	return LocalBandwidthContext(context.Background(), m, k, s)
+}
+
+// LocalBandwidthContext is LocalBandwidth whose neighbour search stops
+// with ctx's error once ctx is cancelled.
+func LocalBandwidthContext(ctx context.Context, m Metric, k int, s Search) (Bandwidth, error) {
 	if k >= m.Len() {
 		k = m.Len() - 1
 	}
-	sig, err := LocalScales(m, k, s)
+	sig, err := localScales(ctx, m, k, s)
 	if err != nil {
 		return Bandwidth{}, err
 	}

@@ -178,7 +178,7 @@ func (nb Neighbourhood) Build(m Metric) (*Graph, error) {
 			w[k] = math.Exp(-d * d / t)
 		}
 	case LocalScaling:
-		sigma, err := localScales(m, nb.Weights.ScaleK, nb.Search)
+		sigma, err := localScales(nb.Context, m, nb.Weights.ScaleK, nb.Search)
 		if err != nil {
 			return nil, err
 		}
@@ -294,15 +294,17 @@ func (nb Neighbourhood) emptyError(m Metric) error {
 // among all rows (k = 0: DefaultScaleK), with the fall-backs documented on
 // Weights for σᵢ = 0. Dense self-tuning affinities (package cluster) use
 // the same σᵢ as LocalScaling weights.
-func LocalScales(m Metric, k int, s Search) ([]float64, error) { return localScales(m, k, s) }
+func LocalScales(m Metric, k int, s Search) ([]float64, error) {
+	return localScales(context.Background(), m, k, s)
+}
 
 // localScales returns σᵢ = distance from row i to its k-th nearest
 // neighbour among all rows, with the fall-backs documented on Weights.
-func localScales(m Metric, k int, s Search) ([]float64, error) {
+func localScales(ctx context.Context, m Metric, k int, s Search) ([]float64, error) {
 	if k == 0 {
 		k = DefaultScaleK
 	}
-	nn, err := KNN(m, k, SearchOptions{Search: s})
+	nn, err := KNN(m, k, SearchOptions{Search: s, Context: ctx})
 	if err != nil {
 		return nil, err
 	}

@@ -515,7 +515,7 @@ func (p VariationalParams) bandwidth(m graph.Metric) (graph.Bandwidth, error) {
 	if p.Delta > 0 {
 		return graph.Bandwidth{Delta: p.Delta}, nil
 	}
-	return graph.LocalBandwidth(m, p.ScaleK, p.Search)
+	return graph.LocalBandwidthContext(p.ctx(), m, p.ScaleK, p.Search)
 }
 
 // LinearVariational holds what the linear members of the family share.

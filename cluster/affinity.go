@@ -1,6 +1,7 @@
 package cluster
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -117,15 +118,16 @@ func rbfAffinity(x *mat.Dense, sigma float64) (*affinity, error) {
 }
 
 // selfTuneAffinity builds the dense locally scaled graph.
-func selfTuneAffinity(x *mat.Dense, scaleK int) (*affinity, error) {
+func selfTuneAffinity(ctx context.Context, x *mat.Dense, scaleK int) (*affinity, error) {
 	n, _ := x.Dims()
 	if scaleK >= n {
 		scaleK = n - 1
 	}
-	sigma, err := graph.LocalScales(graph.Euclidean{X: x}, scaleK, graph.SearchAuto)
+	bw, err := graph.LocalBandwidthContext(ctx, graph.Euclidean{X: x}, scaleK, graph.SearchAuto)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: selftune affinity: %w", err)
 	}
+	sigma := bw.Sigma
 	d2 := pairSqDist(x)
 	expInPlace(d2, func(i, j int, v float64) float64 { return math.Exp(-v / (sigma[i] * sigma[j])) })
 	return &affinity{dense: d2, info: GraphInfo{Affinity: SelfTune}}, nil
@@ -151,10 +153,10 @@ func expInPlace(m *mat.Dense, f func(i, j int, v float64) float64) {
 
 // knnAffinity builds the sparse p-nearest-neighbour graph with package
 // graph (heat or 0/1 weights).
-func knnAffinity(x *mat.Dense, p int, w graph.WeightKind, t float64) (*affinity, error) {
+func knnAffinity(ctx context.Context, x *mat.Dense, p int, w graph.WeightKind, t float64) (*affinity, error) {
 	n, _ := x.Dims()
 	p = min(p, n-1)
-	g, err := graph.Neighbourhood{K: p, Weights: graph.Weights{Kind: w, T: t}}.Build(graph.Euclidean{X: x})
+	g, err := graph.Neighbourhood{K: p, Weights: graph.Weights{Kind: w, T: t}, Context: ctx}.Build(graph.Euclidean{X: x})
 	if err != nil {
 		return nil, fmt.Errorf("cluster: knn affinity: %w", err)
 	}

@@ -73,6 +73,17 @@ type NormalizedCut struct {
 	// Restarts, MaxIter and Seed configure the k-means step (KMeans).
 	Restarts, MaxIter int
 	Seed              uint64
+	// Context, when not nil, stops Embed, Fit and Score with its error
+	// once it is cancelled: in the neighbour searches and the eigen-solver,
+	// between the steps and between the k-means runs.
+	Context context.Context
+}
+
+func (nc NormalizedCut) ctx() context.Context {
+	if nc.Context == nil {
+		return context.Background()
+	}
+	return nc.Context
 }
 
 // SpectralEmbedding is the spectral embedding of the rows NormalizedCut
@@ -110,6 +121,9 @@ func (r *SpectralResult) Labels() []int { return r.KMeans.Labels }
 func (nc NormalizedCut) Fit(x *mat.Dense) (*SpectralResult, error) {
 	e, err := nc.Embed(x)
 	if err != nil {
+		return nil, err
+	}
+	if err := nc.ctx().Err(); err != nil {
 		return nil, err
 	}
 	km, err := nc.kmeans().Fit(e.Rows)
@@ -150,6 +164,9 @@ func (nc NormalizedCut) Score(x *mat.Dense, y []int, runs int, seed uint64) (*Sc
 	}
 	sc := &Scores{SpectralEmbedding: e}
 	for r := 0; r < runs; r++ {
+		if err := nc.ctx().Err(); err != nil {
+			return nil, err
+		}
 		km, err := nc.KMeansFor(seed + uint64(r)).Fit(e.Rows)
 		if err != nil {
 			return nil, err
@@ -247,6 +264,9 @@ func (nc NormalizedCut) Embed(x *mat.Dense) (*SpectralEmbedding, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := nc.ctx().Err(); err != nil {
+		return nil, err
+	}
 	a.info.Edges = a.edges()
 	_, a.info.Connected = a.componentsOf()
 	deg := a.degrees()
@@ -290,10 +310,16 @@ func (nc NormalizedCut) Embed(x *mat.Dense) (*SpectralEmbedding, error) {
 			solver = linalg.ChooseEigen(n, nc.K, false, 0)
 		}
 	}
-	res, err := solver.Eigs(context.Background(), op, nil, nc.K, linalg.Largest)
+	res, err := solver.Eigs(nc.ctx(), op, nil, nc.K, linalg.Largest)
+	if err != nil && nc.ctx().Err() != nil {
+		return nil, err
+	}
 	if err != nil && auto && solver.Name() != "dense" && (a.dense != nil || n <= denseFallback) {
 		solver = linalg.DenseEigen{}
-		res, err = solver.Eigs(context.Background(), op, nil, nc.K, linalg.Largest)
+		res, err = solver.Eigs(nc.ctx(), op, nil, nc.K, linalg.Largest)
+	}
+	if err != nil && nc.ctx().Err() != nil {
+		return nil, err
 	}
 	if err != nil {
 		hint := ""
@@ -333,13 +359,13 @@ func (nc NormalizedCut) affinity(x *mat.Dense) (*affinity, error) {
 		}
 		return a, err
 	case SelfTune:
-		a, err := selfTuneAffinity(x, nc.ScaleK)
+		a, err := selfTuneAffinity(nc.ctx(), x, nc.ScaleK)
 		if err == nil {
 			_, a.info.Components = a.componentsOf()
 		}
 		return a, err
 	}
-	a, err := knnAffinity(x, nc.P, nc.Weights, nc.T)
+	a, err := knnAffinity(nc.ctx(), x, nc.P, nc.Weights, nc.T)
 	if err != nil {
 		return nil, err
 	}
@@ -374,7 +400,7 @@ func (nc NormalizedCut) affinity(x *mat.Dense) (*affinity, error) {
 func growToConnect(x *mat.Dense, a *affinity, nc NormalizedCut) (*affinity, error) {
 	n, _ := x.Dims()
 	build := func(p int) (*affinity, bool, error) {
-		g, err := knnAffinity(x, p, nc.Weights, nc.T)
+		g, err := knnAffinity(nc.ctx(), x, p, nc.Weights, nc.T)
 		if err != nil {
 			return nil, false, err
 		}

@@ -1,8 +1,11 @@
 package cluster
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strings"
@@ -260,6 +263,41 @@ func TestNormalizedCutErrors(t *testing.T) {
 		_, err := c.nc.Fit(c.x)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%+v: error %v, want one containing %q", c.nc, err, c.want)
+		}
+	}
+}
+
+// A cancelled context stops Score, Fit and Embed with its error on every
+// affinity; a live one gives the same scores as none.
+func TestNormalizedCutContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	x := mat.NewDense(90, 2, nil)
+	y := make([]int, 90)
+	for i := range y {
+		y[i] = i % 3
+		x.Set(i, 0, float64(3*y[i])+rng.NormFloat64()*0.3)
+		x.Set(i, 1, rng.NormFloat64()*0.3)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, a := range Affinities {
+		nc := NormalizedCut{K: 3, Affinity: a}
+		want, err := nc.Score(x, y, 3, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		live := nc
+		live.Context = context.Background()
+		if got, err := live.Score(x, y, 3, 1); err != nil || !reflect.DeepEqual(got.Accuracy, want.Accuracy) {
+			t.Errorf("%s: live context: %v, %v against %v", a, err, got, want.Accuracy)
+		}
+		dead := nc
+		dead.Context = ctx
+		if _, err := dead.Score(x, y, 3, 1); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: Score cancelled: %v", a, err)
+		}
+		if _, err := dead.Fit(x); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: Fit cancelled: %v", a, err)
 		}
 	}
 }

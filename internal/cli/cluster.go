@@ -96,6 +96,7 @@ func runCluster(e *env, args []string) error {
 	nc := cluster.NormalizedCut{
 		Affinity: cluster.Affinity(*aff), P: *nn, Weights: graph.WeightKind(*weights), T: *heatT,
 		Sigma: *sigma, ScaleK: *scaleK, Connect: cluster.Connect(*connect), Restarts: *restarts,
+		Context: e.ctx,
 	}
 	if !slices.Contains(cluster.Affinities, nc.Affinity) {
 		return usagef("--affinity %q: want knn, rbf or selftune", *aff)
@@ -144,7 +145,10 @@ func runCluster(e *env, args []string) error {
 		return err
 	}
 	if m != nil {
-		if x, err = embedForClustering(m, x, ds.Y, *dims, nc.K); err != nil {
+		if x, err = embedForClustering(method.WithContext(m, e.ctx), x, ds.Y, *dims, nc.K); err != nil {
+			if e.ctx.Err() != nil {
+				return e.ctx.Err()
+			}
 			if strings.HasPrefix(err.Error(), *name+":") {
 				return err // the method's errors name it
 			}
@@ -154,6 +158,9 @@ func runCluster(e *env, args []string) error {
 	sc, err := nc.Score(x, ds.Y, *runs, *seed)
 	if err != nil {
 		return err
+	}
+	if err := e.ctx.Err(); err != nil {
+		return err // nothing is written after an interruption
 	}
 	emb := sc.SpectralEmbedding
 	rows, feats := ds.Dims()

@@ -320,3 +320,17 @@ func TestFitLibrarySteps(t *testing.T) {
 		}
 	}
 }
+
+// dimred cluster interrupted: status 130, nothing on stdout, the
+// interruption named (before, it ran to the end and printed its report).
+func TestClusterInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, m := range []string{"none", "lda"} {
+		var out, errb bytes.Buffer
+		st := doContext(ctx, []string{"cluster", "-i", "builtin:iris", "-m", m}, strings.NewReader(""), &out, &errb)
+		if st != 130 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted; no output written") {
+			t.Errorf("-m %s: status %d, stdout %q, stderr %q", m, st, out.String(), errb.String())
+		}
+	}
+}

@@ -126,7 +126,12 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 				return 0
 			}
 			if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-				fmt.Fprintf(stderr, "dimred %s: interrupted; no output written\n", c.name)
+				var ia interruptedAfter
+				if errors.As(err, &ia) {
+					fmt.Fprintf(stderr, "dimred %s: interrupted; %s\n", c.name, ia.written)
+				} else {
+					fmt.Fprintf(stderr, "dimred %s: interrupted; no output written\n", c.name)
+				}
 				return 130
 			}
 			var ue usageError
@@ -142,6 +147,17 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	usage(stderr)
 	return 2
 }
+
+// interruptedAfter is an interruption that came after a command had
+// written part of its output (written says what): doContext names it
+// instead of saying that nothing was written.
+type interruptedAfter struct {
+	err     error
+	written string
+}
+
+func (e interruptedAfter) Error() string { return e.err.Error() }
+func (e interruptedAfter) Unwrap() error { return e.err }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "dimred: supervised dimensionality reduction by graph embedding")

@@ -57,7 +57,10 @@ func runDemo(e *env, args []string) error {
 		}
 		if s.eval {
 			_, d := ds.Dims()
-			rep, err := evaluate.Run(ds, evaluate.Protocol{Preprocess: "minmax", Methods: named, Classifiers: cs, MaxDims: d})
+			rep, err := evaluate.Run(ds, evaluate.Protocol{Preprocess: "minmax", Methods: named, Classifiers: cs, MaxDims: d, Context: e.ctx})
+			if e.ctx.Err() != nil {
+				return interruptedAfter{e.ctx.Err(), fmt.Sprintf("the tables above and the plots in %s/ are those finished before it", *out)}
+			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", s.name, err)
 			}
@@ -67,6 +70,9 @@ func runDemo(e *env, args []string) error {
 			e.printf("\n")
 		}
 		if err := demoPlots(e, ds, s.name, *out); err != nil {
+			if e.ctx.Err() != nil {
+				return interruptedAfter{e.ctx.Err(), fmt.Sprintf("the tables above and the plots in %s/ are those finished before it", *out)}
+			}
 			return err
 		}
 	}
@@ -102,7 +108,10 @@ func demoPlots(e *env, ds *data.Dataset, name, dir string) error {
 		if err != nil {
 			return err
 		}
-		model, err := m.Fit(x, ds.Y, 0)
+		model, err := method.FitContext(e.ctx, m, x, ds.Y, 0)
+		if err := e.ctx.Err(); err != nil {
+			return err
+		}
 		if err != nil {
 			fmt.Fprintf(e.stderr, "demo: %s on %s: %v (skipped)\n", info.Name, name, err)
 			continue

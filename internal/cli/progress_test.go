@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -332,5 +333,21 @@ func TestClusterInterrupted(t *testing.T) {
 		if st != 130 || out.Len() != 0 || !strings.Contains(errb.String(), "interrupted; no output written") {
 			t.Errorf("-m %s: status %d, stdout %q, stderr %q", m, st, out.String(), errb.String())
 		}
+	}
+}
+
+// dimred demo interrupted: status 130 and the message says that what was
+// written before stays (before, the demo ran to the end with status 0).
+func TestDemoInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errb bytes.Buffer
+	dir := t.TempDir()
+	st := doContext(ctx, []string{"demo", "-o", dir}, strings.NewReader(""), &out, &errb)
+	if st != 130 || !strings.Contains(errb.String(), "interrupted; the tables above and the plots in "+dir+"/ are those finished before it") {
+		t.Errorf("status %d, stderr %q", st, errb.String())
+	}
+	if pngs, _ := filepath.Glob(filepath.Join(dir, "*.png")); len(pngs) != 0 {
+		t.Errorf("%d plots written after the interruption", len(pngs))
 	}
 }

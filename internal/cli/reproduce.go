@@ -102,6 +102,9 @@ func runReproduce(e *env, args []string) error {
 		rc.Progress(x.Name)
 		o, err := reproduce.Execute(x, rc, version.String())
 		if err != nil {
+			if e.ctx.Err() != nil && *out != "" && len(outs) > 0 {
+				return interruptedAfter{err, fmt.Sprintf("the results of the %d experiment(s) finished before it are saved in %s (report.md is not rewritten; --report-only rewrites it)", len(outs), reproduce.ResultsDir(*out))}
+			}
 			return err
 		}
 		if *out != "" {

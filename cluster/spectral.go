@@ -353,7 +353,7 @@ func (nc NormalizedCut) Embed(x *mat.Dense) (*SpectralEmbedding, error) {
 func (nc NormalizedCut) affinity(x *mat.Dense) (*affinity, error) {
 	switch nc.Affinity {
 	case RBF:
-		a, err := rbfAffinity(x, nc.Sigma)
+		a, err := rbfAffinity(nc.ctx(), x, nc.Sigma)
 		if err == nil {
 			_, a.info.Components = a.componentsOf()
 		}

@@ -301,38 +301,3 @@ func TestNormalizedCutContext(t *testing.T) {
 		}
 	}
 }
-
-// selectKth gives the value sorting gives, with the smaller values in
-// front and the larger behind, on odd and even lengths, heavy ties and
-// sorted and reversed input.
-func TestSelectKth(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
-	for trial := range 200 {
-		n := 1 + rng.IntN(300)
-		v := make([]float64, n)
-		for i := range v {
-			switch trial % 4 {
-			case 0:
-				v[i] = rng.NormFloat64()
-			case 1:
-				v[i] = float64(rng.IntN(4)) // ties
-			case 2:
-				v[i] = float64(i) // sorted
-			default:
-				v[i] = float64(n - i) // reversed
-			}
-		}
-		k := rng.IntN(n)
-		sorted := slices.Clone(v)
-		slices.Sort(sorted)
-		got := selectKth(v, k)
-		if got != sorted[k] || v[k] != got {
-			t.Fatalf("trial %d: selectKth(%d) = %v, sorted gives %v", trial, k, got, sorted[k])
-		}
-		for i := range v {
-			if (i < k && v[i] > got) || (i > k && v[i] < got) {
-				t.Fatalf("trial %d: v[%d] = %v on the wrong side of v[%d] = %v", trial, i, v[i], k, got)
-			}
-		}
-	}
-}

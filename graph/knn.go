@@ -399,7 +399,7 @@ func bruteSearch(ctx context.Context, m Metric, q query, allow func(i, j int) bo
 					continue
 				}
 				kk := min(q.k, len(scratch))
-				thr = kthSmallest(scratch, kk-1)
+				thr = KthSmallest(scratch, kk-1)
 			}
 			buf = buf[:0]
 			for j := 0; j < n; j++ {
@@ -426,9 +426,11 @@ func pick(buf []cand, q query) []cand {
 	return append([]cand(nil), buf[:min(q.k, len(buf))]...)
 }
 
-// kthSmallest returns the k-th smallest (0-based) value of a (which it
-// reorders), by quickselect.
-func kthSmallest(a []float64, k int) float64 {
+// KthSmallest returns the k-th smallest (0-based) value of a, by Hoare's
+// quickselect: O(len(a)) on average against a sort's O(len(a)·log len(a)).
+// It reorders a so that a[k] is that value, every value before it ≤ a[k]
+// and every value after it ≥ a[k]; the value is the one sorting gives.
+func KthSmallest(a []float64, k int) float64 {
 	lo, hi := 0, len(a)-1
 	for lo < hi {
 		p := a[(lo+hi)/2]

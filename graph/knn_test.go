@@ -9,6 +9,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"sort"
 	"sync/atomic"
 	"testing"
@@ -349,5 +350,40 @@ func TestSearchContext(t *testing.T) {
 	}
 	if _, err := (Neighbourhood{K: 5, Weights: Weights{Kind: LocalScaling}, Context: ctx}).Build(Euclidean{X: x}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Neighbourhood.Build with local scaling cancelled: %v", err)
+	}
+}
+
+// KthSmallest gives the value sorting gives, with the smaller values in
+// front and the larger behind, on odd and even lengths, heavy ties and
+// sorted and reversed input.
+func TestKthSmallest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for trial := range 200 {
+		n := 1 + rng.IntN(300)
+		v := make([]float64, n)
+		for i := range v {
+			switch trial % 4 {
+			case 0:
+				v[i] = rng.NormFloat64()
+			case 1:
+				v[i] = float64(rng.IntN(4)) // ties
+			case 2:
+				v[i] = float64(i) // sorted
+			default:
+				v[i] = float64(n - i) // reversed
+			}
+		}
+		k := rng.IntN(n)
+		sorted := slices.Clone(v)
+		slices.Sort(sorted)
+		got := KthSmallest(v, k)
+		if got != sorted[k] || v[k] != got {
+			t.Fatalf("trial %d: KthSmallest(%d) = %v, sorted gives %v", trial, k, got, sorted[k])
+		}
+		for i := range v {
+			if (i < k && v[i] > got) || (i > k && v[i] < got) {
+				t.Fatalf("trial %d: v[%d] = %v on the wrong side of v[%d] = %v", trial, i, v[i], k, got)
+			}
+		}
 	}
 }

@@ -31,28 +31,28 @@ func rowNorms(X *mat.Dense) []float64 {
 //	D[i,j] = max(0, ‖aᵢ‖² + ‖bⱼ‖² − 2·aᵢ·bⱼ),
 //
 // computed with one matrix product per block. start is the index in A of
-// the block's first row; d is reused between calls.
-func forEachDistBlock(A, B *mat.Dense, bNorm []float64, fn func(start int, d *mat.Dense)) {
+// the block's first row; an holds those rows' ‖aᵢ‖² (sqNorm's sum); d and
+// an are reused between calls.
+func forEachDistBlock(A, B *mat.Dense, bNorm []float64, fn func(start int, an []float64, d *mat.Dense)) {
 	na, _ := A.Dims()
 	nb, p := B.Dims()
 	bs := max(1, min(na, blockElems/max(nb, 1)))
 	buf := make([]float64, bs*nb)
+	anBuf := make([]float64, bs)
 	for start := 0; start < na; start += bs {
 		end := min(start+bs, na)
 		a := A.Slice(start, end, 0, p).(*mat.Dense)
 		d := mat.NewDense(end-start, nb, buf[:(end-start)*nb])
 		d.Mul(a, B.T())
-		for i := 0; i < end-start; i++ {
-			an := 0.0
-			for _, v := range a.RawRowView(i) {
-				an += v * v
-			}
+		an := anBuf[:end-start]
+		for i := range an {
+			an[i] = sqNorm(a.RawRowView(i))
 			row := d.RawRowView(i)
 			for j := range row {
-				row[j] = math.Max(0, an+bNorm[j]-2*row[j])
+				row[j] = math.Max(0, an[i]+bNorm[j]-2*row[j])
 			}
 		}
-		fn(start, d)
+		fn(start, an, d)
 	}
 }
 
@@ -386,11 +386,9 @@ func (m *KNNModel) Predict(X *mat.Dense) ([]int, error) {
 	for _, v := range norms {
 		maxNorm = max(maxNorm, v)
 	}
-	forEachDistBlock(X, m.X, norms, func(start int, d *mat.Dense) {
-		r, _ := d.Dims()
-		for i := 0; i < r; i++ {
+	forEachDistBlock(X, m.X, norms, func(start int, an []float64, d *mat.Dense) {
+		for i, xn := range an {
 			x, row := X.RawRowView(start+i), d.RawRowView(i)
-			xn := sqNorm(x)
 			t := newTie(xn, refMean)
 			m.refine(row, x, xn, maxNorm, t, exact)
 			nb.scan(row, t)

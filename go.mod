@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/sbinet/npyio v0.6.0
+	golang.org/x/sys v0.48.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 )

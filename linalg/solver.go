@@ -92,9 +92,11 @@ var partialSymEig func(a *mat.SymDense, il, iu int) (vals []float64, vecs *mat.D
 var fullSymEig = fullEig
 
 // backendName is the name of the dense backend ("gonum" in the pure-Go
-// build; the openblas build tag changes it).
+// build, "gonum+avx2" where internal/gemm's kernel runs its products; the
+// openblas build tag changes it).
 var backendName = "gonum"
 
-// Backend names the dense linear-algebra backend in use: "gonum" (pure Go)
-// or "openblas" (build tag openblas).
+// Backend names the dense linear-algebra backend in use: "gonum" (pure
+// Go), "gonum+avx2" (pure Go with the AVX2/FMA matrix product, the
+// default on such CPUs) or "openblas" (build tag openblas).
 func Backend() string { return backendName }

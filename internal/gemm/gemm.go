@@ -1,0 +1,307 @@
+// Package gemm is the pure-Go build's matrix product, C = α·op(A)·op(B) +
+// β·C (BLAS dgemm), with a hand-written AVX2/FMA kernel on amd64.
+//
+// Why by hand: gonum's native Dgemm, which every dense step of the
+// library goes through in the default build, runs at about 12 GFLOP/s on
+// the two cores of our machine, where the cores can do about 90 (OpenBLAS
+// reaches that through cgo). No maintained pure-Go library has a packed,
+// register-blocked kernel; this package is one, in the layout of
+// BLIS/GotoBLAS: B is packed in panels of nr = 8 columns and A in panels
+// of mr = 6 rows, for blocks of kc = 256 steps of the inner dimension, and
+// an assembly micro-kernel keeps a 6×8 tile of C in twelve AVX registers
+// (docs/backend.md gives the measurements).
+//
+// The arithmetic of one element of C does not depend on the shapes, the
+// blocking of the rows and columns, or the number of goroutines: β·C
+// first, then for each block of kc steps, in order, C += α·acc with acc
+// the block's fused multiply-add chain from zero. So the product of a
+// chunk of rows gives the same bits as the same rows inside a larger
+// product, and results do not depend on GOMAXPROCS. (The bits differ from
+// gonum's Dgemm, which neither fuses nor blocks the inner dimension so.)
+package gemm
+
+import (
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+)
+
+const (
+	mr = 6    // rows of the micro-kernel's tile
+	nr = 8    // columns of the micro-kernel's tile
+	kc = 256  // steps of the inner dimension per packed block
+	mc = 120  // rows of A per packed block (a multiple of mr; mc·kc·8 B = 240 KiB, in L2)
+	nc = 3072 // columns of B per packed block (a multiple of nr)
+
+	// parallelFlops is the size (m·n·k) from which a product is split
+	// over goroutines.
+	parallelFlops = 1 << 18
+)
+
+// Available reports whether this machine runs the kernel (amd64 with AVX2
+// and FMA). Where it is false, Dgemm must not be called.
+var Available = hasKernel()
+
+// Dgemm computes C = α·op(A)·op(B) + β·C, with op(A) m×k and op(B) k×n,
+// row-major storage as gonum's blas.Float64 (the same arguments and the
+// same checks: it panics with gonum's messages on inconsistent sizes). If
+// β = 0, C is not read.
+func Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	transA := tA == blas.Trans || tA == blas.ConjTrans
+	transB := tB == blas.Trans || tB == blas.ConjTrans
+	checkArgs(tA, tB, transA, transB, m, n, k, len(a), lda, len(b), ldb, len(c), ldc)
+	if m == 0 || n == 0 {
+		return
+	}
+	if !Available {
+		panic("gemm: the kernel needs amd64 with AVX2 and FMA")
+	}
+	p := product{transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, a: a, lda: lda, b: b, ldb: ldb, beta: beta, c: c, ldc: ldc}
+	workers := 1
+	if m*n*k >= parallelFlops {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	// Split C into strips along its longer side, whole tiles each.
+	if n >= m {
+		workers = min(workers, (n+nr-1)/nr)
+	} else {
+		workers = min(workers, (m+mr-1)/mr)
+	}
+	if workers <= 1 {
+		p.region(0, m, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		if n >= m {
+			lo, hi := strip(n, nr, w, workers)
+			wg.Go(func() { p.region(0, m, lo, hi) })
+		} else {
+			lo, hi := strip(m, mr, w, workers)
+			wg.Go(func() { p.region(lo, hi, 0, n) })
+		}
+	}
+	wg.Wait()
+}
+
+// strip returns worker w's share [lo, hi) of 0..size in whole units of
+// unit (the last share takes the remainder).
+func strip(size, unit, w, workers int) (lo, hi int) {
+	units := (size + unit - 1) / unit
+	lo = min(size, units*w/workers*unit)
+	hi = min(size, units*(w+1)/workers*unit)
+	return lo, hi
+}
+
+// product holds one call's arguments.
+type product struct {
+	transA, transB bool
+	m, n, k        int
+	alpha, beta    float64
+	a, b, c        []float64
+	lda, ldb, ldc  int
+}
+
+// buffers are one goroutine's packed blocks and tile.
+type buffers struct {
+	ap, bp []float64
+	acc    [mr * nr]float64
+}
+
+var pool = sync.Pool{New: func() any { return new(buffers) }}
+
+// grow returns s with length n, reusing its storage when it can.
+func grow(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// region computes rows [r0, r1) and columns [c0, c1) of C.
+func (p *product) region(r0, r1, c0, c1 int) {
+	p.scale(r0, r1, c0, c1)
+	if p.alpha == 0 || p.k == 0 {
+		return
+	}
+	buf := pool.Get().(*buffers)
+	defer pool.Put(buf)
+	rows := roundUp(min(mc, r1-r0), mr)
+	for jc := c0; jc < c1; jc += nc {
+		nb := min(nc, c1-jc)
+		for pc := 0; pc < p.k; pc += kc {
+			kb := min(kc, p.k-pc)
+			buf.bp = grow(buf.bp, roundUp(nb, nr)*kb)
+			p.packB(buf.bp, pc, jc, kb, nb)
+			buf.ap = grow(buf.ap, rows*kb)
+			for ic := r0; ic < r1; ic += mc {
+				mb := min(mc, r1-ic)
+				p.packA(buf.ap, ic, pc, mb, kb)
+				p.tiles(buf, ic, jc, mb, nb, kb)
+			}
+		}
+	}
+}
+
+// tiles runs the micro-kernel over a packed mb×kb block of A and kb×nb
+// block of B and adds α times each tile to C at (ic, jc).
+func (p *product) tiles(buf *buffers, ic, jc, mb, nb, kb int) {
+	acc := &buf.acc
+	for jr := 0; jr < nb; jr += nr {
+		nn := min(nr, nb-jr)
+		bpan := &buf.bp[jr*kb]
+		for ir := 0; ir < mb; ir += mr {
+			kern6x8(kb, &buf.ap[ir*kb], bpan, &acc[0])
+			mm := min(mr, mb-ir)
+			for i := 0; i < mm; i++ {
+				row := p.c[(ic+ir+i)*p.ldc+jc+jr:]
+				row = row[:nn]
+				t := acc[i*nr : i*nr+nn]
+				for j := range row {
+					// The conversion rounds the product before the sum:
+					// no fusion (the Go spec allows one otherwise).
+					row[j] += float64(p.alpha * t[j])
+				}
+			}
+		}
+	}
+}
+
+// scale sets the region of C to β·C (0 without reading it when β = 0).
+func (p *product) scale(r0, r1, c0, c1 int) {
+	if p.beta == 1 {
+		return
+	}
+	for i := r0; i < r1; i++ {
+		row := p.c[i*p.ldc+c0 : i*p.ldc+c1]
+		if p.beta == 0 {
+			clear(row)
+			continue
+		}
+		for j := range row {
+			row[j] *= p.beta
+		}
+	}
+}
+
+// packA copies the mb×kb block of op(A) at (ic, pc) into panels of mr
+// rows: panel q holds, for each step s, rows q·mr … q·mr+mr−1 (zeros past
+// mb).
+func (p *product) packA(dst []float64, ic, pc, mb, kb int) {
+	for i0 := 0; i0 < mb; i0 += mr {
+		pan := dst[i0*kb : (i0+mr)*kb]
+		for ii := 0; ii < mr; ii++ {
+			i := i0 + ii
+			if i >= mb {
+				for s := 0; s < kb; s++ {
+					pan[s*mr+ii] = 0
+				}
+				continue
+			}
+			if p.transA { // op(A)[i, s] = a[s·lda + i]
+				col := p.a[pc*p.lda+ic+i:]
+				for s := 0; s < kb; s++ {
+					pan[s*mr+ii] = col[s*p.lda]
+				}
+			} else {
+				row := p.a[(ic+i)*p.lda+pc : (ic+i)*p.lda+pc+kb]
+				for s, v := range row {
+					pan[s*mr+ii] = v
+				}
+			}
+		}
+	}
+}
+
+// packB copies the kb×nb block of op(B) at (pc, jc) into panels of nr
+// columns: panel q holds, for each step s, columns q·nr … q·nr+nr−1 (zeros
+// past nb).
+func (p *product) packB(dst []float64, pc, jc, kb, nb int) {
+	for j0 := 0; j0 < nb; j0 += nr {
+		pan := dst[j0*kb : (j0+nr)*kb]
+		nn := min(nr, nb-j0)
+		if p.transB { // op(B)[s, j] = b[j·ldb + s]
+			for jj := 0; jj < nr; jj++ {
+				if jj >= nn {
+					for s := 0; s < kb; s++ {
+						pan[s*nr+jj] = 0
+					}
+					continue
+				}
+				row := p.b[(jc+j0+jj)*p.ldb+pc : (jc+j0+jj)*p.ldb+pc+kb]
+				for s, v := range row {
+					pan[s*nr+jj] = v
+				}
+			}
+			continue
+		}
+		for s := 0; s < kb; s++ {
+			src := p.b[(pc+s)*p.ldb+jc+j0:]
+			d := pan[s*nr : s*nr+nr]
+			copy(d, src[:nn])
+			clear(d[nn:])
+		}
+	}
+}
+
+func roundUp(x, unit int) int { return (x + unit - 1) / unit * unit }
+
+// The panic messages of gonum's BLAS (blas/gonum/errors.go), so that a
+// caller sees the same panic whichever Dgemm runs.
+const (
+	badTranspose = "blas: illegal transpose"
+	mLT0         = "blas: m < 0"
+	nLT0         = "blas: n < 0"
+	kLT0         = "blas: k < 0"
+	badLdA       = "blas: bad leading dimension of A"
+	badLdB       = "blas: bad leading dimension of B"
+	badLdC       = "blas: bad leading dimension of C"
+	shortA       = "blas: insufficient length of a"
+	shortB       = "blas: insufficient length of b"
+	shortC       = "blas: insufficient length of c"
+)
+
+// checkArgs panics as gonum's Dgemm does on inconsistent arguments.
+func checkArgs(tA, tB blas.Transpose, transA, transB bool, m, n, k, la, lda, lb, ldb, lc, ldc int) {
+	for _, t := range []blas.Transpose{tA, tB} {
+		if t != blas.NoTrans && t != blas.Trans && t != blas.ConjTrans {
+			panic(badTranspose)
+		}
+	}
+	switch {
+	case m < 0:
+		panic(mLT0)
+	case n < 0:
+		panic(nLT0)
+	case k < 0:
+		panic(kLT0)
+	}
+	ar, ac := m, k // op(A) is stored as ar×ac
+	if transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if transB {
+		br, bc = n, k
+	}
+	switch {
+	case lda < max(1, ac):
+		panic(badLdA)
+	case ldb < max(1, bc):
+		panic(badLdB)
+	case ldc < max(1, n):
+		panic(badLdC)
+	}
+	if m == 0 || n == 0 {
+		return
+	}
+	switch {
+	case la < lda*(ar-1)+ac:
+		panic(shortA)
+	case lb < ldb*(br-1)+bc:
+		panic(shortB)
+	case lc < ldc*(m-1)+n:
+		panic(shortC)
+	}
+}

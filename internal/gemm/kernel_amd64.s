@@ -1,0 +1,73 @@
+//go:build !purego
+
+#include "textflag.h"
+
+// func kern6x8(k int, a, b, c *float64)
+//
+// c[i*8+j] = Σ_p a[p*6+i]·b[p*8+j] for i < 6, j < 8, p < k, each sum one
+// chain of fused multiply-adds in increasing p starting from zero (the
+// order gemm.go's reference follows). a is a packed panel of 6 rows of A
+// (k steps of 6), b a packed panel of 8 columns of B (k steps of 8); c is
+// overwritten. Twelve accumulators Y4-Y15, two B vectors Y0-Y1, two
+// broadcasts Y2-Y3: every vector register.
+TEXT ·kern6x8(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), DI
+	MOVQ c+24(FP), DX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	TESTQ CX, CX
+	JEQ   store
+
+loop:
+	VMOVUPD      (DI), Y0
+	VMOVUPD      32(DI), Y1
+	VBROADCASTSD (SI), Y2
+	VBROADCASTSD 8(SI), Y3
+	VFMADD231PD  Y0, Y2, Y4
+	VFMADD231PD  Y1, Y2, Y5
+	VFMADD231PD  Y0, Y3, Y6
+	VFMADD231PD  Y1, Y3, Y7
+	VBROADCASTSD 16(SI), Y2
+	VBROADCASTSD 24(SI), Y3
+	VFMADD231PD  Y0, Y2, Y8
+	VFMADD231PD  Y1, Y2, Y9
+	VFMADD231PD  Y0, Y3, Y10
+	VFMADD231PD  Y1, Y3, Y11
+	VBROADCASTSD 32(SI), Y2
+	VBROADCASTSD 40(SI), Y3
+	VFMADD231PD  Y0, Y2, Y12
+	VFMADD231PD  Y1, Y2, Y13
+	VFMADD231PD  Y0, Y3, Y14
+	VFMADD231PD  Y1, Y3, Y15
+	ADDQ         $48, SI
+	ADDQ         $64, DI
+	DECQ         CX
+	JNE          loop
+
+store:
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	VMOVUPD Y6, 64(DX)
+	VMOVUPD Y7, 96(DX)
+	VMOVUPD Y8, 128(DX)
+	VMOVUPD Y9, 160(DX)
+	VMOVUPD Y10, 192(DX)
+	VMOVUPD Y11, 224(DX)
+	VMOVUPD Y12, 256(DX)
+	VMOVUPD Y13, 288(DX)
+	VMOVUPD Y14, 320(DX)
+	VMOVUPD Y15, 352(DX)
+	VZEROUPPER
+	RET

@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -71,10 +72,11 @@ func (lr *lineReader) Err() error {
 // after their LIBSVM index.
 func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	var (
-		rows   [][]svmEntry
-		labels []string
-		lines  []int
-		maxIdx int
+		rows    [][]svmEntry
+		labels  []string
+		lines   []int
+		maxIdx  int
+		maxLine int // the line of the largest index
 	)
 	lr := newLineReader(r, name)
 	for {
@@ -89,8 +91,8 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if !ok {
 			continue
 		}
-		if len(row) > 0 {
-			maxIdx = max(maxIdx, row[len(row)-1].idx)
+		if len(row) > 0 && row[len(row)-1].idx > maxIdx {
+			maxIdx, maxLine = row[len(row)-1].idx, lr.line
 		}
 		rows = append(rows, row)
 		labels = append(labels, label)
@@ -104,10 +106,13 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	}
 	p := maxIdx
 	if opt.NumFeatures > 0 {
-		p = opt.NumFeatures
+		p, maxLine = opt.NumFeatures, 0
 	}
 	if p == 0 {
 		return nil, errLIBSVMNoFeatures(name)
+	}
+	if err := checkDenseSize(name, maxLine, len(rows), p, false); err != nil {
+		return nil, err
 	}
 	x := mat.NewDense(len(rows), p, nil)
 	for i, row := range rows {
@@ -202,6 +207,26 @@ func scatterEntries(dst []float64, row []svmEntry) {
 	for _, e := range row {
 		dst[e.idx-1] = e.val
 	}
+}
+
+// checkDenseSize refuses a LIBSVM dimension whose dense rows×p matrix
+// would exceed MaxInputBytes (an index of 4 000 000 000 in a two-line
+// file would otherwise exhaust the machine); line (0: from --features)
+// is where the largest index is.
+// chunk says that rows is Scan's chunk size rather than the file's rows.
+func checkDenseSize(name string, line, rows, p int, chunk bool) error {
+	if p <= int(MaxInputBytes/8/int64(max(rows, 1))) {
+		return nil
+	}
+	src := fmt.Sprintf("feature index %d", p)
+	if line == 0 {
+		src = fmt.Sprintf("dimension %d (--features, Options.NumFeatures)", p)
+	}
+	what := fmt.Sprintf("%d rows", rows)
+	if chunk {
+		what = fmt.Sprintf("a chunk of %d rows", rows)
+	}
+	return lineErr(name, line, "%s makes %s of %d dense features, %.3g GB, more than data.MaxInputBytes (%d bytes) allows; the data are read as a dense matrix, so an index must not exceed the number of features", src, what, p, float64(rows)*float64(p)*8/1e9, MaxInputBytes)
 }
 
 func errLIBSVMEmpty(name string) error {

@@ -251,9 +251,15 @@ func (s *scanner) libsvm(in io.Reader) error {
 		ends   []int      // ends[i]: end of row i in pairs
 		p      = s.opt.NumFeatures
 		maxIdx int
+		maxLn  int // line of the largest index
 		first  int // line of the first data row
 		lastLn int // line of the last data row of the first chunk
 	)
+	if p > 0 {
+		if err := checkDenseSize(s.name, 0, s.chunkRows, p, true); err != nil {
+			return err
+		}
+	}
 	flush := func(atEOF bool) error {
 		if s.rows == 0 {
 			return nil
@@ -266,6 +272,9 @@ func (s *scanner) libsvm(in io.Reader) error {
 				return lineErr(s.name, 0, "no features in the first chunk (lines %d..%d): no row has an index:value pair, and Scan fixes the dimension of LIBSVM data at its first chunk; give the dimension with --features (Options.NumFeatures)", first, lastLn)
 			}
 			p = maxIdx
+			if err := checkDenseSize(s.name, maxLn, s.chunkRows, p, true); err != nil {
+				return err
+			}
 		}
 		s.vals = slices.Grow(s.vals[:0], s.rows*p)[:s.rows*p]
 		clear(s.vals)
@@ -323,7 +332,9 @@ func (s *scanner) libsvm(in io.Reader) error {
 				}
 				continue
 			}
-			maxIdx = max(maxIdx, top)
+			if top > maxIdx {
+				maxIdx, maxLn = top, lr.line
+			}
 		}
 		if !s.opt.NoLabels {
 			s.y = append(s.y, c)

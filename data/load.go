@@ -465,6 +465,19 @@ func quoteList(names []string, max int) string {
 }
 
 // defaultNames returns x0, x1, ..., x(p-1).
+// GeneratedNames reports whether names are ones a reader made up for
+// columns without names (x0, x1, … for headerless tables, NumPy and MAT
+// arrays; f1, f2, … for LIBSVM indices), which say nothing about what the
+// columns hold. nil and empty slices count as generated.
+func GeneratedNames(names []string) bool {
+	x, f := true, true
+	for j, s := range names {
+		x = x && s == "x"+strconv.Itoa(j)
+		f = f && s == "f"+strconv.Itoa(j+1)
+	}
+	return x || f
+}
+
 func defaultNames(p int) []string {
 	names := make([]string, p)
 	for j := range names {

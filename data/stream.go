@@ -98,6 +98,31 @@ func ScanReader(r io.Reader, name string, opt Options, chunkRows int, fn func(x 
 	return scan(r, name, format, opt, chunkRows, fn, bad)
 }
 
+// ScanHeader returns the feature names of the CSV or TSV file at path as
+// Scan would read it with opt (the header without the label column; the
+// generated x0, x1, … with opt.NoHeader), reading no further than the
+// header: what a streaming consumer checks the columns against before
+// the first chunk. LIBSVM files have no names (nil).
+func ScanHeader(path string, opt Options) ([]string, error) {
+	format, opt, err := resolveFormat(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if format != FormatCSV && format != FormatTSV {
+		return nil, nil
+	}
+	in, err := openInput(path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	rows, err := newCSVRows(in, path, opt)
+	if err != nil {
+		return nil, err
+	}
+	return rows.featNames, nil
+}
+
 // scanFormat checks the arguments of Scan and ScanReader and returns the
 // format of the input named name.
 func scanFormat(name string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error) (string, Options, error) {

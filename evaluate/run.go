@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -367,6 +368,11 @@ func start(ds *data.Dataset, p *Protocol) (*started, error) {
 	if st.pre, err = p.validate(); err != nil {
 		return nil, err
 	}
+	if p.PerClass == 0 {
+		if err := checkSingletons(ds, name); err != nil {
+			return nil, err
+		}
+	}
 	if st.splits, err = makeSplits(ds.Y, p); err != nil {
 		return nil, err
 	}
@@ -403,6 +409,27 @@ func checkDataset(ds *data.Dataset) (name string, classes int, err error) {
 		return "", 0, fmt.Errorf("evaluate: dataset %q has %d class(es); classification needs at least 2", name, classes)
 	}
 	return name, classes, nil
+}
+
+// checkSingletons refuses a class of one row under cross-validation: the
+// fold that tests the row trains without its class, so no classifier can
+// get it right, and the fits of that fold see one class fewer (LDA loses
+// a dimension), which would leave a number that measures neither. (A
+// class smaller than the folds but of two rows or more is fine:
+// stratified folds give every training part one of its rows.)
+func checkSingletons(ds *data.Dataset, name string) error {
+	for c, count := range data.ClassCounts(ds.Y) {
+		if count != 1 {
+			continue
+		}
+		label := strconv.Itoa(c)
+		if c < len(ds.ClassNames) {
+			label = fmt.Sprintf("%q", ds.ClassNames[c])
+		}
+		row := slices.Index(ds.Y, c)
+		return fmt.Errorf("evaluate: dataset %q: class %s has one row (row %d); in cross-validation the fold that tests it trains without the class, so it cannot be classified: drop the class or give it more rows", name, label, row+1)
+	}
+	return nil
 }
 
 // unitJob is what one unit of work fits: method m of proto on the rows

@@ -176,6 +176,30 @@ func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {
 	return p.Model.Transform(x)
 }
 
+// CheckFeatureNames returns an error when names, the columns of data to
+// transform, are not the model's feature names in the model's order:
+// Transform takes columns by position, so a file whose columns were
+// reordered or replaced would otherwise be embedded silently wrong. Names
+// a reader generated (data.GeneratedNames: a headerless table, an array,
+// LIBSVM) on either side are not compared; nor are names when their
+// number differs from the model's features (Transform reports that).
+func (p *Pipeline) CheckFeatureNames(names []string) error {
+	if len(names) != p.Features || len(p.FeatureNames) != p.Features || data.GeneratedNames(names) || data.GeneratedNames(p.FeatureNames) {
+		return nil
+	}
+	for j, name := range names {
+		if name == p.FeatureNames[j] {
+			continue
+		}
+		at := slices.Index(p.FeatureNames, name)
+		if at >= 0 {
+			return fmt.Errorf("column %d is %q, but the model took %q there and %q as column %d: the columns are in another order than at the fit", j+1, name, p.FeatureNames[j], name, at+1)
+		}
+		return fmt.Errorf("column %d is %q, but the model was fitted with %q there (and has no feature %q): other data, or renamed columns", j+1, name, p.FeatureNames[j], name)
+	}
+	return nil
+}
+
 // Save writes the pipeline as a model file (format version FileVersion,
 // with a checksum).
 func (p *Pipeline) Save(w io.Writer) error {

@@ -203,7 +203,9 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"ragged", []string{"fit", "-m", "pca", "-i", ragged, "-o", "/dev/null"}, []string{"ragged.csv", "3"}},
 		{"non-numeric", []string{"fit", "-m", "pca", "-i", text, "-o", "/dev/null"}, []string{"text.csv", "abc"}},
 		{"single class", []string{"fit", "-m", "lda", "-i", one, "-o", "/dev/null"}, []string{"class"}},
-		{"class smaller than folds", []string{"eval", "-i", small, "-m", "lda", "--cv", "5"}, []string{}},
+		{"class smaller than folds", []string{"eval", "-i", small, "-m", "lda", "--cv", "5"}, []string{`class "y" has one row (row 5)`}},
+		// A one-row class under 10 folds, where the other folds still fit (the run went through before).
+		{"one-row class", []string{"eval", "-i", write(t, "one-row.csv", "a,b,label\n"+strings.Repeat("1,2,x\n3,4,x\n2,3,z\n4,5,z\n", 6)+"9,1,y\n"), "-m", "lda", "-c", "ncc", "--cv", "10"}, []string{`class "y" has one row (row 25)`, "cannot be classified"}},
 		{"too many dims", []string{"fit", "-m", "lda", "-i", "builtin:iris", "-k", "3", "-o", "/dev/null"}, []string{"3", "C−1 = 2"}},
 		{"truncated gzip", []string{"fit", "-m", "pca", "-i", trunc, "-o", "/dev/null"}, []string{"trunc.csv.gz"}},
 		{"empty file", []string{"fit", "-m", "pca", "-i", empty, "-o", "/dev/null"}, []string{"empty.csv"}},
@@ -304,5 +306,40 @@ func TestInterruptible(t *testing.T) {
 	done()
 	if released != 1 || errb.Len() != 0 || ctx.Err() == nil {
 		t.Errorf("without a signal: released %d times, stderr %q, context %v", released, errb.String(), ctx.Err())
+	}
+}
+
+// transform takes columns by position, so a file whose header names the
+// model's columns in another order, or other columns, is an error unless
+// --ignore-names (the audit's perm.csv was embedded silently wrong).
+func TestTransformChecksColumnNames(t *testing.T) {
+	rows := "1,2,3,a\n2,1,5,b\n3,4,4,a\n5,3,1,b\n4,4,2,a\n6,1,3,b\n"
+	fitted := write(t, "fit.csv", "p,q,r,label\n"+rows)
+	model := filepath.Join(t.TempDir(), "m.json")
+	if st, _, errs := run(t, "fit", "-m", "pca", "-i", fitted, "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	perm := write(t, "perm.csv", "q,p,r,label\n"+rows)
+	other := write(t, "other.csv", "p,q,s,label\n"+rows)
+	bare := write(t, "bare.csv", rows)
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // "" for success
+	}{
+		{"same names", []string{"-i", fitted}, ""},
+		{"reordered", []string{"-i", perm}, `column 1 is "q", but the model took "p" there and "q" as column 2`},
+		{"reordered, streamed", []string{"-i", perm, "--stream"}, `column 1 is "q"`},
+		{"another column", []string{"-i", other}, `column 3 is "s", but the model was fitted with "r" there (and has no feature "s")`},
+		{"by position", []string{"-i", perm, "--ignore-names"}, ""},
+		{"headerless", []string{"-i", bare, "--no-header"}, ""},
+	} {
+		st, _, errs := run(t, append([]string{"transform", "--model", model}, c.args...)...)
+		switch {
+		case c.want == "" && st != 0:
+			t.Errorf("%s: status %d: %s", c.name, st, errs)
+		case c.want != "" && (st == 0 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "--ignore-names")):
+			t.Errorf("%s: status %d, message %q lacks %q", c.name, st, errs, c.want)
+		}
 	}
 }

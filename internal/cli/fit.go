@@ -288,6 +288,7 @@ func runTransform(e *env, args []string) error {
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM in, CSV/TSV out; labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
+	ignoreNames := fs.Bool("ignore-names", false, "embed the columns by position even when the input's header names differ from the model's (by default that is an error: reordered or other columns)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -302,13 +303,17 @@ func runTransform(e *env, args []string) error {
 		}
 	}
 	if *stream {
-		return streamTransform(e, df, *modelPath, *out, format, *dims, *chunk)
+		return streamTransform(e, df, *modelPath, *out, format, *dims, *chunk, !*ignoreNames)
 	}
 	ds, err := df.loadFrom(e.stdin)
 	if err != nil {
 		return err
 	}
-	z, err := applyModel(*modelPath, ds, df.input)
+	names := ds.FeatureNames
+	if *ignoreNames {
+		names = nil
+	}
+	z, err := applyModel(*modelPath, ds, names, df.input)
 	if err != nil {
 		return err
 	}
@@ -320,11 +325,11 @@ func runTransform(e *env, args []string) error {
 		z = subCols(z, *dims)
 		k = *dims
 	}
-	names := make([]string, k)
-	for j := range names {
-		names[j] = "z" + strconv.Itoa(j+1)
+	outNames := make([]string, k)
+	for j := range outNames {
+		outNames[j] = "z" + strconv.Itoa(j+1)
 	}
-	outDS := &data.Dataset{Name: ds.Name, X: z, Y: ds.Y, FeatureNames: names, ClassNames: ds.ClassNames}
+	outDS := &data.Dataset{Name: ds.Name, X: z, Y: ds.Y, FeatureNames: outNames, ClassNames: ds.ClassNames}
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
@@ -338,7 +343,11 @@ func runTransform(e *env, args []string) error {
 // plus what the model's transform of one chunk takes, whatever the
 // input's length. The output is what transform without --stream writes
 // for the same rows when the labels are class indices 0..C−1.
-func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int) error {
+//
+// With checkNames, the header of a CSV or TSV file (not standard input,
+// which cannot be read twice) must give the model's feature names in the
+// model's order (method.Pipeline.CheckFeatureNames).
+func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int, checkNames bool) error {
 	if format == "npy" {
 		return usagef("--stream writes CSV or TSV: a .npy header needs the row count before the rows")
 	}
@@ -355,6 +364,15 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	p, err := loadModel(modelPath)
 	if err != nil {
 		return err
+	}
+	if checkNames && df.input != "-" {
+		names, err := data.ScanHeader(df.input, opt)
+		if err != nil {
+			return err
+		}
+		if err := p.CheckFeatureNames(names); err != nil {
+			return fmt.Errorf("input %s, model %s: %w; reorder the columns, or give --ignore-names to take them by position", df.input, modelPath, err)
+		}
 	}
 	k := p.Dims()
 	if dims < 0 || dims > k {
@@ -431,13 +449,18 @@ func (r namedReader) Name() string { return r.name }
 
 // applyModel reads a model file and maps the rows of ds through its saved
 // preprocessing and projection.
-func applyModel(modelPath string, ds *data.Dataset, input string) (*mat.Dense, error) {
+// names (nil: not checked) are the input's column names, which must be
+// the model's (method.Pipeline.CheckFeatureNames).
+func applyModel(modelPath string, ds *data.Dataset, names []string, input string) (*mat.Dense, error) {
 	p, err := loadModel(modelPath)
 	if err != nil {
 		return nil, err
 	}
 	if _, c := ds.Dims(); c != p.Features {
 		return nil, fmt.Errorf("input %s has %d features, the model %s was fitted on %d", input, c, modelPath, p.Features)
+	}
+	if err := p.CheckFeatureNames(names); err != nil {
+		return nil, fmt.Errorf("input %s, model %s: %w; reorder the columns, or give --ignore-names to take them by position", input, modelPath, err)
 	}
 	z, err := p.Transform(ds.X)
 	if err != nil {

@@ -14,6 +14,7 @@ func runScore(e *env, args []string) error {
 	fs := newFlags(e, "score")
 	df := addDataFlags(fs)
 	modelPath := fs.String("model", "", "embed the input with this model first (else score the input columns as given)")
+	ignoreNames := fs.Bool("ignore-names", false, "with --model: take the columns by position even when the input's header names differ from the model's")
 	sigma := fs.Float64("sigma", 0, "Parzen window width σ (window N(·; zᵢ, σ²I)); 0: Silverman's rule on the scored rows")
 	standardize := fs.Bool("standardize", true, "z-score the embedding's columns first, so that embeddings of different scale are comparable")
 	if err := parse(fs, args); err != nil {
@@ -31,7 +32,11 @@ func runScore(e *env, args []string) error {
 	}
 	z := ds.X
 	if *modelPath != "" {
-		if z, err = applyModel(*modelPath, ds, df.input); err != nil {
+		names := ds.FeatureNames
+		if *ignoreNames {
+			names = nil
+		}
+		if z, err = applyModel(*modelPath, ds, names, df.input); err != nil {
 			return err
 		}
 	}

@@ -3,6 +3,7 @@ package data
 import (
 	"bufio"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -72,7 +73,10 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return err
+		if st, serr := os.Stat(dir); serr != nil || !st.IsDir() {
+			return fmt.Errorf("output %s: its directory %s does not exist (or is not a directory)", path, dir)
+		}
+		return fmt.Errorf("output %s: cannot create a file in %s: %w", path, dir, errors.Unwrap(err))
 	}
 	defer func() {
 		if err != nil {

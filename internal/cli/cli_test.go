@@ -218,6 +218,9 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"SVM parameter of the other kernel", []string{"eval", "-i", "builtin:iris", "-c", "svm-linear:sigma=1"}, []string{"sigma", "svm-linear"}},
 		{"bad model file", []string{"transform", "--model", nan, "-i", "builtin:iris"}, []string{"nan.csv", "not a dimred model"}},
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
+		{"output is the input (fit)", []string{"fit", "-m", "pca", "-i", one, "-o", one}, []string{"-o " + one + " is the input"}},
+		{"output is the input (transform)", []string{"transform", "--model", nan, "-i", one, "-o", one}, []string{"is the input " + one}},
+		{"output directory missing", []string{"fit", "-m", "pca", "-i", "builtin:iris", "-o", "/nonexistent/m.json"}, []string{"output /nonexistent/m.json", "directory /nonexistent/ does not exist"}},
 	}
 	for _, c := range cases {
 		st, _, errs := run(t, c.args...)

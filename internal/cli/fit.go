@@ -69,6 +69,9 @@ func runFit(e *env, args []string) error {
 	if *dims < 0 {
 		return usagef("-k must be ≥ 0 (0 = all), got %d", *dims)
 	}
+	if err := checkOutput(*out, df.input, df.labels); err != nil {
+		return err
+	}
 	ms, kvs, err := buildMethods([]string{*name}, params)
 	if err != nil {
 		return err
@@ -301,6 +304,9 @@ func runTransform(e *env, args []string) error {
 		if format, err = data.OutputFormat(*out); err != nil {
 			return usageError{err}
 		}
+	}
+	if err := checkOutput(*out, df.input, df.labels, *modelPath); err != nil {
+		return err
 	}
 	if *stream {
 		return streamTransform(e, df, *modelPath, *out, format, *dims, *chunk, !*ignoreNames)

@@ -220,6 +220,8 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, []string{"frobnicate"}},
 		{"output is the input (fit)", []string{"fit", "-m", "pca", "-i", one, "-o", one}, []string{"-o " + one + " is the input"}},
 		{"output is the input (transform)", []string{"transform", "--model", nan, "-i", one, "-o", one}, []string{"is the input " + one}},
+		{"single class (score)", []string{"score", "-i", one}, []string{"one.csv", "only one class"}},
+		{"single class (cluster)", []string{"cluster", "-i", "builtin:iris", "--classes", "0"}, []string{"only one class"}},
 		{"output directory missing", []string{"fit", "-m", "pca", "-i", "builtin:iris", "-o", "/nonexistent/m.json"}, []string{"output /nonexistent/m.json", "directory /nonexistent/ does not exist"}},
 	}
 	for _, c := range cases {

@@ -136,6 +136,9 @@ func runCluster(e *env, args []string) error {
 		return err
 	}
 	ds.CompactClasses()
+	if err := needClasses(ds, df.input, "the clusters of a single class agree with it whatever they are"); err != nil {
+		return err
+	}
 	nc.K = *k
 	if nc.K == 0 {
 		nc.K = ds.NumClasses()

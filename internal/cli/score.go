@@ -30,6 +30,9 @@ func runScore(e *env, args []string) error {
 	if ds.Y == nil {
 		return fmt.Errorf("input %s has no labels; QMI is between an embedding and its labels", df.input)
 	}
+	if err := needClasses(ds, df.input, "I(Z;Y) with a single class is 0 whatever the embedding"); err != nil {
+		return err
+	}
 	z := ds.X
 	if *modelPath != "" {
 		names := ds.FeatureNames

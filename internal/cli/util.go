@@ -1,8 +1,33 @@
 package cli
 
-import "gonum.org/v1/gonum/mat"
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+)
 
 func subCols(z *mat.Dense, k int) *mat.Dense {
 	r, _ := z.Dims()
 	return mat.DenseCopyOf(z.Slice(0, r, 0, k))
+}
+
+// needClasses refuses labelled data with fewer than two classes among its
+// labelled rows, for a command whose score would be trivial then (why).
+func needClasses(ds *data.Dataset, input, why string) error {
+	classes := 0
+	for _, c := range data.ClassCounts(ds.Y) {
+		if c > 0 {
+			classes++
+		}
+	}
+	if classes < 2 {
+		have := "only one class"
+		if classes == 0 {
+			have = "no class"
+		}
+		return fmt.Errorf("input %s: the labelled rows have %s; %s, so the score needs at least 2", input, have, why)
+	}
+	return nil
 }

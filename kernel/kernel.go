@@ -119,8 +119,16 @@ func Parse(spec string) (Kernel, error) {
 	return k, k.Validate()
 }
 
-// Set sets one parameter by name (sigma, gamma, degree, offset).
+// Set sets one parameter by name (sigma, gamma, degree, offset); a
+// parameter that k's type does not use (sigma of a polynomial kernel) is
+// an error.
 func (k *Kernel) Set(key, val string) error {
+	switch strings.ToLower(key) {
+	case "sigma", "gamma", "degree", "offset", "coef0":
+		if !Applies(k.Type, key) {
+			return NotApplicable(k.Type, key)
+		}
+	}
 	if strings.EqualFold(key, "sigma") && strings.EqualFold(val, "auto") {
 		k.Sigma, k.Gamma = 0, 0
 		return nil

@@ -145,6 +145,22 @@ func TestKernelBadInput(t *testing.T) {
 			t.Errorf("Parse(%q) accepted", spec)
 		}
 	}
+	// A parameter the kernel would ignore is refused, naming what it takes.
+	for spec, want := range map[string]string{
+		"poly:sigma=1":     "parameter sigma does not apply to the poly kernel, which takes only gamma, degree, offset",
+		"linear:degree=3":  "parameter degree does not apply to the linear kernel, which takes no parameters",
+		"rbf:offset=1":     "parameter offset does not apply to the rbf kernel, which takes only sigma, gamma",
+		"sigmoid:degree=2": "parameter degree does not apply to the sigmoid kernel",
+	} {
+		if _, err := Parse(spec); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q): %v, want %q", spec, err, want)
+		}
+	}
+	for _, spec := range []string{"poly:gamma=2,degree=3,offset=1", "poly:coef0=1", "sigmoid:gamma=0.1,offset=-1", "gaussian:gamma=0.5"} {
+		if _, err := Parse(spec); err != nil {
+			t.Errorf("Parse(%q): %v", spec, err)
+		}
+	}
 	if _, err := Sum([]float64{-1}, RBF(1)).Gram(randMat(1, 3, 2), nil); err == nil {
 		t.Error("negative sum weight accepted")
 	}

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -27,6 +28,9 @@ type Kind struct {
 	Defaults func(k *Kernel)
 	// String describes k, e.g. "rbf(sigma=1)".
 	String func(k Kernel) string
+	// Params are the parameters (of sigma, gamma, degree, offset) that the
+	// kind uses; Set and Parse refuse the others, which it would ignore.
+	Params []string
 }
 
 var kinds = map[string]Kind{}
@@ -52,6 +56,35 @@ func lookupKind(name string) (Kind, error) {
 		return kinds[c], nil
 	}
 	return Kind{}, fmt.Errorf("kernel: unknown type %q (want %s or sum)", name, strings.Join(Names(), ", "))
+}
+
+// Applies reports whether parameter key (sigma, gamma, degree, offset;
+// coef0 is offset) means something for kernels of type typ; unknown
+// types and sums report true (their own checks decide).
+func Applies(typ, key string) bool {
+	if strings.EqualFold(typ, "sum") {
+		return true
+	}
+	kd, err := lookupKind(typ)
+	if err != nil {
+		return true
+	}
+	key = strings.ToLower(key)
+	if key == "coef0" {
+		key = "offset"
+	}
+	return slices.Contains(kd.Params, key)
+}
+
+// NotApplicable is the error of a parameter that kernels of type typ do
+// not use (Applies is false).
+func NotApplicable(typ, key string) error {
+	kd, _ := lookupKind(typ)
+	takes := "no parameters"
+	if len(kd.Params) > 0 {
+		takes = "only " + strings.Join(kd.Params, ", ")
+	}
+	return fmt.Errorf("parameter %s does not apply to the %s kernel, which takes %s (it would be ignored)", key, kd.Name, takes)
 }
 
 // gamma of an RBF kernel.
@@ -124,6 +157,7 @@ func init() {
 			}
 			return fmt.Sprintf("rbf(sigma=%g)", k.Sigma)
 		},
+		Params: []string{"sigma", "gamma"},
 	})
 	RegisterKind(Kind{
 		Name: "poly", Aliases: []string{"polynomial"},
@@ -142,6 +176,7 @@ func init() {
 		},
 		Defaults: func(k *Kernel) { k.Degree = DefaultDegree },
 		String:   func(k Kernel) string { return fmt.Sprintf("poly(degree=%d,offset=%g)", k.deg(), k.Offset) },
+		Params:   []string{"gamma", "degree", "offset"},
 	})
 	RegisterKind(Kind{
 		Name: "sigmoid",
@@ -151,6 +186,7 @@ func init() {
 		},
 		Validate: offsetAndGammaNumbers("sigmoid"),
 		String:   func(k Kernel) string { return fmt.Sprintf("sigmoid(gamma=%g,offset=%g)", k.scale(), k.Offset) },
+		Params:   []string{"gamma", "offset"},
 	})
 }
 

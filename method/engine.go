@@ -212,23 +212,34 @@ func kernelParams(s *param.Schema, k *kernel.Kernel, def kernel.Kernel) {
 		}
 		return nil
 	}
+	given := map[string]bool{} // the shorthands given
 	param.NumFunc(s, "sigma", "auto", "RBF width σ in exp(−‖x−y‖²/(2σ²))", func(v float64) error {
-		k.Sigma, k.Gamma = v, 0
+		k.Sigma, k.Gamma, given["sigma"] = v, 0, true
 		return exclusive("gamma")
 	}, param.Above(0), param.Check("such that γ = 1/(2σ²) is finite and > 0", func(v float64) bool {
 		g := 1 / (2 * v * v)
 		return g > 0 && !math.IsInf(g, 0)
 	}), param.Auto("½ × the median distance between training rows; docs/parameters.md"))
 	param.NumFunc(s, "gamma", "auto", "RBF: exp(−γ‖x−y‖²), instead of sigma (γ = 1/(2σ²)); poly and sigmoid: the scale of xᵀy (auto: 1)", func(v float64) error {
-		k.Gamma = v
+		k.Gamma, given["gamma"] = v, true
 		return exclusive("sigma")
 	}, param.Above(0))
 	param.NumFunc(s, "degree", fmt.Sprint(kernel.DefaultDegree), "polynomial degree", func(v int) error {
-		k.Degree = v
+		k.Degree, given["degree"] = v, true
 		return nil
 	}, param.Min(1))
 	param.NumFunc(s, "offset", fmt.Sprint(def.Offset), "polynomial and sigmoid offset", func(v float64) error {
-		k.Offset = v
+		k.Offset, given["offset"] = v, true
+		return nil
+	})
+	// A shorthand the kernel does not use (sigma with kernel=poly) would be
+	// ignored: an error, whichever order the two were given in.
+	s.Constraint(func() error {
+		for _, key := range []string{"sigma", "gamma", "degree", "offset"} {
+			if given[key] && !kernel.Applies(k.Type, key) {
+				return fmt.Errorf("%w; give -p kernel=TYPE to change the kernel (this one: %s)", kernel.NotApplicable(k.Type, key), k)
+			}
+		}
 		return nil
 	})
 	s.Exclusive("sigma", "gamma")

@@ -228,10 +228,33 @@ func TestParamKeyErrors(t *testing.T) {
 		{"gda", map[string]string{"kernel": "rbf:sigma=1", "gamma": "2"}, "gda: parameter gamma=2: the kernel spec sets sigma"},
 		{"gda", map[string]string{"kernel": "rbf:sigma=1,gamma=2"}, "sigma and gamma exclude each other"},
 		{"klpp", map[string]string{"space": "precomputed", "pca": "5"}, "klpp: pca=5 needs input rows to project, and space=precomputed gives a Gram matrix"},
+		// A shorthand the kernel would ignore (the audit: sigma changed nothing for knda).
+		{"knda", map[string]string{"sigma": "1e-4"}, "knda: parameter sigma does not apply to the poly kernel, which takes only gamma, degree, offset (it would be ignored); give -p kernel=TYPE"},
+		{"gda", map[string]string{"sigma": "1", "kernel": "poly"}, "sigma does not apply to the poly kernel"},
+		{"gda", map[string]string{"kernel": "linear", "degree": "5"}, "degree does not apply to the linear kernel"},
+		{"gda", map[string]string{"offset": "1"}, "offset does not apply to the rbf kernel"},
 	} {
 		_, err := New(tc.method, tc.kv)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: error %v, want %q", tc.method, tc.kv, err, tc.want)
+		}
+	}
+	// An unscoped shorthand goes only to the methods whose kernel uses it;
+	// a scoped kernel=… wins over an unscoped one.
+	gda, _ := Lookup("gda")
+	knda, _ := Lookup("knda")
+	for _, tc := range []struct {
+		flags    []string
+		gda, knd string // the sigma each gets ("": none)
+	}{
+		{[]string{"sigma=2"}, "2", ""},
+		{[]string{"sigma=2", "knda.kernel=rbf"}, "2", "2"},
+		{[]string{"kernel=poly", "sigma=2"}, "2", "2"}, // applies to neither: New says why
+		{[]string{"kernel=poly", "gda.kernel=rbf", "sigma=2"}, "2", ""},
+	} {
+		got, err := Route("-p", tc.flags, []Info{gda, knda})
+		if err != nil || got["gda"]["sigma"] != tc.gda || got["knda"]["sigma"] != tc.knd {
+			t.Errorf("Route %v: %v, %v; want gda sigma %q, knda %q", tc.flags, got, err, tc.gda, tc.knd)
 		}
 	}
 	// The shorthands change the kernel given.

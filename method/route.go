@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/param"
 )
 
@@ -32,12 +33,24 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 			scoped = append(scoped, kv) // applied after the unscoped keys
 			continue
 		}
-		var to []Info
+		var to, has []Info
 		for _, info := range selected {
-			if info.HasParam(k) {
-				out[info.Name][k] = v
-				to = append(to, info)
+			if !info.HasParam(k) {
+				continue
 			}
+			has = append(has, info)
+			if !ShorthandApplies(info, k, flags) {
+				continue // sigma for a method whose kernel is poly: not for it
+			}
+			out[info.Name][k] = v
+			to = append(to, info)
+		}
+		if len(to) == 0 && len(has) > 0 {
+			// It applies to none of them: let New say why.
+			for _, info := range has {
+				out[info.Name][k] = v
+			}
+			to = has
 		}
 		if len(to) == 0 {
 			return nil, fmt.Errorf("%s %s: %s", name, kv, unknownParam(k, selected))
@@ -56,6 +69,54 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 		out[names[i]][key] = v
 	}
 	return out, nil
+}
+
+// ShorthandApplies reports whether an unscoped setting of key, among
+// flags, is for method info: false only for a kernel shorthand (sigma,
+// gamma, degree, offset) that the kernel info gets from flags does not
+// use, as sigma for a method whose kernel is polynomial. Route sends such
+// a setting only to the methods it applies to.
+func ShorthandApplies(info Info, key string, flags []string) bool {
+	return !kernelShorthand(key) || kernel.Applies(kernelType(info, flags), key)
+}
+
+// kernelShorthand reports whether key is one of the kernel parameters a
+// kernel method also takes on its own (sigma=2 for kernel=rbf:sigma=2).
+func kernelShorthand(key string) bool {
+	switch key {
+	case "sigma", "gamma", "degree", "offset":
+		return true
+	}
+	return false
+}
+
+// kernelType is the type of the kernel that method info gets from flags:
+// a scoped name.kernel=… wins over an unscoped kernel=…, and without
+// either it is the method's default ("" for a method without a kernel).
+// An unscoped sigma=2 goes only to the methods whose kernel uses it.
+func kernelType(info Info, flags []string) string {
+	typ := ""
+	for _, p := range info.Params {
+		if p.Name == "kernel" {
+			typ = p.Default
+		}
+	}
+	if typ == "" {
+		return ""
+	}
+	scoped := false
+	for _, kv := range flags {
+		k, v, _ := strings.Cut(kv, "=")
+		m, key, isScoped := strings.Cut(k, ".")
+		switch {
+		case isScoped && strings.EqualFold(m, info.Name) && key == "kernel":
+			typ, scoped = v, true
+		case !isScoped && k == "kernel" && !scoped:
+			typ = v
+		}
+	}
+	t, _, _ := strings.Cut(typ, ":")
+	return strings.TrimSpace(t)
 }
 
 // HasParam reports whether the method has a parameter named key.

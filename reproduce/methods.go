@@ -135,7 +135,7 @@ func (o *Overrides) For(name string) map[string]string {
 	var mine []string
 	for _, kv := range o.Settings {
 		k, _, _ := strings.Cut(kv, "=")
-		if m, key, scoped := strings.Cut(k, "."); scoped && strings.EqualFold(m, name) && info.HasParam(key) || !scoped && info.HasParam(k) {
+		if m, key, scoped := strings.Cut(k, "."); scoped && strings.EqualFold(m, name) && info.HasParam(key) || !scoped && info.HasParam(k) && method.ShorthandApplies(info, k, o.Settings) {
 			mine = append(mine, kv)
 		}
 	}

@@ -40,7 +40,8 @@ func TestReadCSVLabelColumn(t *testing.T) {
 		{"Class any case", "a,CLASS,b\n0.5,x,2\n1,y,3\n", Options{}, []string{"a", "b"}, []string{"x", "y"}, []int{0, 1}},
 		{"label beats class", "class,label,a\n1,b,2\n2,a,3\n", Options{}, []string{"class", "a"}, []string{"a", "b"}, []int{1, 0}},
 		{"last by default", "a,b,target\n0.5,2,no\n1,3,yes\n", Options{}, []string{"a", "b"}, []string{"no", "yes"}, []int{0, 1}},
-		{"by name", "a,b,target\n0.5,2,4\n1,3,5\n", Options{LabelColumn: "a"}, []string{"b", "target"}, []string{"0.5", "1"}, []int{0, 1}},
+		{"by name", "a,b,target\nu,2,4\n1,3,5\n", Options{LabelColumn: "a"}, []string{"b", "target"}, []string{"1", "u"}, []int{1, 0}},
+		{"whole numbers written as floats", "a,label\n1,2.0\n2,1.0\n3,2.0\n", Options{}, []string{"a"}, []string{"1.0", "2.0"}, []int{1, 0, 1}},
 		{"by name any case", "a,Species,b\n0.5,s,2\n1,v,3\n", Options{LabelColumn: "species"}, []string{"a", "b"}, []string{"s", "v"}, []int{0, 1}},
 		{"by index", "a,b,c\n0.5,2,7\n1,3,8\n", Options{LabelColumn: "2"}, []string{"a", "c"}, []string{"2", "3"}, []int{0, 1}},
 		{"numeric order", "label,a\n10,1\n9,2\n-1,3\n+9,4\n", Options{}, []string{"a"}, []string{"-1", "9", "10"}, []int{2, 1, 0, 1}},
@@ -51,6 +52,17 @@ func TestReadCSVLabelColumn(t *testing.T) {
 		{"no header", "1,2,a\n3,4,b\n", Options{NoHeader: true}, []string{"x0", "x1"}, []string{"a", "b"}, []int{0, 1}},
 		{"no header, index", "a,1,2\nb,3,4\n", Options{NoHeader: true, LabelColumn: "1"}, []string{"x0", "x1"}, []string{"a", "b"}, []int{0, 1}},
 		{"tsv", "label\ta\tb\nx\t1\t\t2\n", Options{Delimiter: '\t'}, nil, nil, nil},
+	}
+	// A label column of fractions, or NaN, is a feature taken for labels
+	// (the audit: a file without a label column got 22 "classes").
+	for in, want := range map[string]string{
+		"a,b\n1,0.2\n2,1.5\n":     `in.csv:2: column "b": label "0.2" is a number but not a whole one`,
+		"a,label\n1,1\n2,NaN\n":   `in.csv:3: column "label": label "NaN"`,
+		"a,label\n1,1\n2,Inf\n":   `label "Inf"`,
+		"label,a\n1e400,1\n0,2\n": `label "1e400"`,
+	} {
+		_, err := readCSVString(in, Options{})
+		wantErr(t, in, err, want, "--label-col", "--no-labels")
 	}
 	for _, c := range cases {
 		d, err := readCSVString(c.in, c.opt)

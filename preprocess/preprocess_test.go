@@ -433,3 +433,35 @@ func TestFitApply(t *testing.T) {
 		t.Errorf("bad spec: %v", err)
 	}
 }
+
+// Columns whose squares or ranges leave the floating-point range: the
+// audit's row of 1e300 zeroed the column silently under zscore (its
+// standard deviation overflowed to +Inf).
+func TestScalingNearTheFloatRange(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{1, 1e300, 2, 0, 3, 0, 4, 0})
+	f, err := ZScore{}.Fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Column 2: mean 2.5e299, deviations 7.5e299 and 3 × −2.5e299:
+	// sd = 1e300·sqrt((0.75² + 3·0.25²)/4) = 1e300·sqrt(0.1875).
+	want := 1e300 * math.Sqrt(0.1875)
+	if sd := f.(*ZScoreFitted).Scale[1]; math.Abs(sd-want) > 1e-15*want {
+		t.Errorf("sd of the large column = %g, want %g", sd, want)
+	}
+	if sd := f.(*ZScoreFitted).Scale[0]; sd != math.Sqrt(1.25) {
+		t.Errorf("sd of the small column = %v, want sqrt(1.25) exactly as before", sd)
+	}
+	z, err := f.Apply(x)
+	if err != nil || math.Abs(z.At(0, 1)-0.75/math.Sqrt(0.1875)) > 1e-14 {
+		t.Errorf("scaled large entry %v, %v", z.At(0, 1), err)
+	}
+	huge := mat.NewDense(2, 1, []float64{1.7e308, 1.7e308})
+	if _, err := (ZScore{}).Fit(huge); err == nil || !strings.Contains(err.Error(), "column 1: its mean is beyond the floating-point range") {
+		t.Errorf("overflowing mean: %v", err)
+	}
+	wide := mat.NewDense(2, 1, []float64{-1e308, 1e308})
+	if _, err := (MinMax{}).Fit(wide); err == nil || !strings.Contains(err.Error(), "minmax: column 1 ranges from -1e+308 to 1e+308") {
+		t.Errorf("overflowing range: %v", err)
+	}
+}

@@ -37,6 +37,11 @@ func (MinMax) Fit(X *mat.Dense) (Fitted, error) {
 			f.Max[j] = math.Max(f.Max[j], v)
 		}
 	}
+	for j := range f.Min {
+		if math.IsInf(f.Max[j]-f.Min[j], 0) {
+			return nil, fmt.Errorf("minmax: column %d ranges from %g to %g, a width beyond the floating-point range; rescale the column first", j+1, f.Min[j], f.Max[j])
+		}
+	}
 	return f, nil
 }
 
@@ -114,12 +119,53 @@ func (ZScore) Fit(X *mat.Dense) (Fitted, error) {
 		}
 	}
 	for j := range f.Scale {
+		if math.IsInf(f.Mean[j], 0) {
+			return nil, fmt.Errorf("zscore: column %d: its mean is beyond the floating-point range (values up to about %g); rescale the column first", j+1, colMaxAbs(X, j))
+		}
 		f.Scale[j] = math.Sqrt(f.Scale[j] / float64(r))
+		if math.IsInf(f.Scale[j], 0) {
+			// The squares overflowed (values near 1e154 and beyond): the
+			// same sum scaled by the largest deviation, as a 2-norm is.
+			f.Scale[j] = scaledSD(X, j, f.Mean[j])
+		}
+		if math.IsInf(f.Scale[j], 0) {
+			return nil, fmt.Errorf("zscore: column %d: its standard deviation is beyond the floating-point range; rescale the column first", j+1)
+		}
 		if f.Scale[j] == 0 {
 			f.Scale[j] = 1
 		}
 	}
 	return f, nil
+}
+
+// scaledSD is the population standard deviation of column j about mean,
+// summed as m²·Σ((x−mean)/m)² with m the largest |x − mean|, which does
+// not overflow where the plain sum of squares does.
+func scaledSD(X *mat.Dense, j int, mean float64) float64 {
+	r, _ := X.Dims()
+	m := 0.0
+	for i := 0; i < r; i++ {
+		m = math.Max(m, math.Abs(X.At(i, j)-mean))
+	}
+	if m == 0 || math.IsInf(m, 0) {
+		return m
+	}
+	s := 0.0
+	for i := 0; i < r; i++ {
+		d := (X.At(i, j) - mean) / m
+		s += d * d
+	}
+	return m * math.Sqrt(s/float64(r))
+}
+
+// colMaxAbs is the largest |x| of column j.
+func colMaxAbs(X *mat.Dense, j int) float64 {
+	r, _ := X.Dims()
+	m := 0.0
+	for i := 0; i < r; i++ {
+		m = math.Max(m, math.Abs(X.At(i, j)))
+	}
+	return m
 }
 
 // ZScoreFitted holds the per-column training mean and the divisor (the

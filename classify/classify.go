@@ -161,8 +161,14 @@ func Misclassified(c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Den
 // MisclassifiedContext is Misclassified whose fit stops when ctx is
 // cancelled (ContextFitter), with ctx's error.
 func MisclassifiedContext(ctx context.Context, c Classifier, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, ytest []int) (int, error) {
+	if c == nil || trainZ == nil || testZ == nil {
+		return 0, fmt.Errorf("classify: Misclassified needs a classifier, training and test rows (got classifier %v, training %v, test %v)", c != nil, trainZ != nil, testZ != nil)
+	}
 	_, k := trainZ.Dims()
 	nte, _ := testZ.Dims()
+	if len(ytest) != nte {
+		return 0, fmt.Errorf("classifier %s: %d test labels for %d test rows", c.Name(), len(ytest), nte)
+	}
 	p, err := fitContext(ctx, c, trainZ, ytrain)
 	if err != nil && ctx.Err() != nil {
 		return 0, err
@@ -406,6 +412,9 @@ func checkTrain(name string, X *mat.Dense, y []int) error {
 	if err := data.CheckFinite("classifier "+name+": training data", X); err != nil {
 		return err
 	}
+	if err := data.CheckDistanceRange("classifier "+name+": training data", X); err != nil {
+		return err
+	}
 	r, _ := X.Dims()
 	if len(y) != r {
 		return fmt.Errorf("classifier %s: %d training labels for %d rows", name, len(y), r)
@@ -426,7 +435,10 @@ func checkTest(name string, X *mat.Dense, cols int) error {
 	if _, c := X.Dims(); c != cols {
 		return fmt.Errorf("classifier %s: input has %d columns, trained on %d", name, c, cols)
 	}
-	return data.CheckFinite("classifier "+name+": input", X)
+	if err := data.CheckFinite("classifier "+name+": input", X); err != nil {
+		return err
+	}
+	return data.CheckDistanceRange("classifier "+name+": input", X)
 }
 
 // checkSweep validates the arguments of a sweep.
@@ -442,6 +454,9 @@ func checkSweep(name string, trainZ *mat.Dense, ytrain []int, testZ *mat.Dense, 
 		return fmt.Errorf("classifier %s: test data is nil", name)
 	}
 	if err := data.CheckFinite("classifier "+name+": test data", testZ); err != nil {
+		return err
+	}
+	if err := data.CheckDistanceRange("classifier "+name+": test data", testZ); err != nil {
 		return err
 	}
 	r, tc := testZ.Dims()

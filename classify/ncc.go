@@ -6,6 +6,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/graph"
 )
 
@@ -32,6 +33,7 @@ func (NCC) Fit(X *mat.Dense, y []int) (Predictor, error) {
 // centroids returns the labels present in y in increasing order and the
 // mean of the first p columns of their rows, one row per class.
 func centroids(X *mat.Dense, y []int, p int) ([]int, *mat.Dense) {
+	y, orig := data.DenseLabels(y)
 	nc := 0
 	for _, v := range y {
 		nc = max(nc, v+1)
@@ -57,6 +59,11 @@ func centroids(X *mat.Dense, y []int, p int) ([]int, *mat.Dense) {
 		dst := cent.RawRowView(r)
 		for j := range dst {
 			dst[j] = sums[c*p+j] / float64(counts[c])
+		}
+	}
+	if orig != nil {
+		for r, c := range classes {
+			classes[r] = orig[c]
 		}
 	}
 	return classes, cent

@@ -84,6 +84,9 @@ func (km KMeans) Fit(x *mat.Dense) (*KMeansResult, error) {
 	if err := data.CheckFinite("cluster: k-means", x); err != nil {
 		return nil, err
 	}
+	if err := data.CheckDistanceRange("cluster: k-means", x); err != nil {
+		return nil, err
+	}
 	if km.Restarts == 0 {
 		km.Restarts = 10
 	}

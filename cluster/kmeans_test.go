@@ -166,3 +166,18 @@ func TestKMeansErrors(t *testing.T) {
 		}
 	}
 }
+
+// Finite rows whose squared distances overflow (norm ≈ 1e154) made a
+// k-means worker index row −1 and kill the process (the library audit):
+// now an error naming the entry.
+func TestKMeansRowsBeyondTheDistanceRange(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{0, 0, 1e154, 0, 0, 1e154, 1e154, 1e154})
+	_, err := KMeans{K: 2, Seed: 1}.Fit(x)
+	if err == nil || !strings.Contains(err.Error(), "cluster: k-means: row 2, column 1 is 1e+154") {
+		t.Fatalf("error %v", err)
+	}
+	x.Scale(1e-4, x) // 1e150: within range, clustered
+	if _, err := (KMeans{K: 2, Seed: 1}).Fit(x); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -260,6 +260,9 @@ func (nc NormalizedCut) Embed(x *mat.Dense) (*SpectralEmbedding, error) {
 	if err := data.CheckFinite("cluster: normalized cut", x); err != nil {
 		return nil, err
 	}
+	if err := data.CheckDistanceRange("cluster: normalized cut", x); err != nil {
+		return nil, err
+	}
 	a, err := nc.affinity(x)
 	if err != nil {
 		return nil, err

@@ -116,6 +116,24 @@ func CheckFinite(what string, x mat.Matrix) error {
 	return nil
 }
 
+// CheckDistanceRange returns an error when x (finite) has an entry so large
+// that squared Euclidean distances between rows of its c columns may
+// overflow, |x| > √(MaxFloat64/(4c)) (about 6.7e153/√c): distance-based
+// steps (k-means, nearest neighbours, Parzen windows) would compare +Inf
+// with +Inf. The error names the entry and asks for scaled data.
+func CheckDistanceRange(what string, x mat.Matrix) error {
+	r, c := x.Dims()
+	bound := math.Sqrt(math.MaxFloat64 / (4 * float64(max(c, 1))))
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := x.At(i, j); math.Abs(v) > bound {
+				return fmt.Errorf("%s: row %d, column %d is %g; squared distances between rows of %d columns overflow beyond |x| ≈ %.3g: scale the data", what, i+1, j+1, v, c, bound)
+			}
+		}
+	}
+	return nil
+}
+
 // NumClasses returns 1 + the largest label in y (0 if none is labelled).
 func NumClasses(y []int) int {
 	c := 0
@@ -137,6 +155,18 @@ func ClassCounts(y []int) []int {
 		}
 	}
 	return counts
+}
+
+// DenseLabels returns y when its classes 0..C−1 number at most len(y)
+// (so per-class tables of C entries cost no more than the rows), and
+// otherwise Relabel's labels with orig their original values: a label of
+// 1e8 on a few rows would make tables of 1e8 classes. orig is nil when y
+// is returned as it is.
+func DenseLabels(y []int) (out []int, orig []int) {
+	if NumClasses(y) <= len(y) {
+		return y, nil
+	}
+	return Relabel(y)
 }
 
 // Relabel maps arbitrary integer labels (keeping -1 as Unlabeled) to

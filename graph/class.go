@@ -191,6 +191,7 @@ func CheckLabels(y []int, n, minPerClass int) error {
 // al.: W = Σ_c (1/n_c)·e_c·e_cᵀ (Wᵢⱼ = 1/n_c when yᵢ = yⱼ = c). With X
 // centred, Xᵀ·W·X is the between-class scatter S_b.
 func ClassMeans(y []int) *ClassBlock {
+	y, _ = data.DenseLabels(y) // the graph depends on which rows share a label only
 	return &ClassBlock{Labels: y, Block: ClassMeansBlock(data.ClassCounts(y))}
 }
 
@@ -210,6 +211,7 @@ func ClassMeansBlock(counts []int) *mat.SymDense {
 // between-class scatter S_b for any X (centred or not), and on centred
 // kernels its top C−1 eigenvectors are the centred class indicators.
 func BetweenClass(y []int) *ClassBlock {
+	y, _ = data.DenseLabels(y)
 	return &ClassBlock{Labels: y, Block: BetweenClassBlock(data.ClassCounts(y))}
 }
 

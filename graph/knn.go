@@ -210,6 +210,9 @@ func search(m Metric, q query, opt SearchOptions) (*Neighbours, error) {
 		if err := data.CheckFinite("neighbour search rows", eu.X); err != nil {
 			return nil, err
 		}
+		if err := data.CheckDistanceRange("neighbour search rows", eu.X); err != nil {
+			return nil, err
+		}
 	}
 	ctx := opt.Context
 	if ctx == nil {

@@ -38,7 +38,7 @@ import (
 // scaled by N² (tested against the formula). Theorem 2: γ > 0 on
 // same-class pairs, and its mean over different-class pairs is negative.
 func Gamma(y []int) (*ClassBlock, error) {
-	counts, err := allLabelled("γ-graph", y)
+	y, counts, err := allLabelled("γ-graph", y)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func Gamma(y []int) (*ClassBlock, error) {
 // as eq. 5 is for MI; dimred maximises it (the sign of the printed "min"
 // is a slip: the estimate is of 1 − error up to constants).
 func BER(y []int) (*ClassBlock, error) {
-	counts, err := allLabelled("r-graph", y)
+	y, counts, err := allLabelled("r-graph", y)
 	if err != nil {
 		return nil, err
 	}
@@ -80,17 +80,20 @@ func BER(y []int) (*ClassBlock, error) {
 	return &ClassBlock{Labels: y, Block: b}, nil
 }
 
-func allLabelled(what string, y []int) ([]int, error) {
+// allLabelled checks that every row is labelled and returns the labels
+// (renumbered densely when their values exceed the rows: data.DenseLabels)
+// and the rows of each class.
+func allLabelled(what string, y []int) ([]int, []int, error) {
 	for i, v := range y {
 		if v < 0 {
-			return nil, fmt.Errorf("labels: row %d is unlabeled (%d); the %s needs every row labelled", i+1, v, what)
+			return nil, nil, fmt.Errorf("labels: row %d is unlabeled (%d); the %s needs every row labelled", i+1, v, what)
 		}
 	}
-	counts := data.ClassCounts(y)
 	if len(y) == 0 {
-		return nil, fmt.Errorf("labels: none given; the %s needs labelled rows", what)
+		return nil, nil, fmt.Errorf("labels: none given; the %s needs labelled rows", what)
 	}
-	return counts, nil
+	y, _ = data.DenseLabels(y)
+	return y, data.ClassCounts(y), nil
 }
 
 // Bandwidth is the δ of the Gaussian kernel exp(−d²/δᵢⱼ²) of seed 003:

@@ -53,6 +53,7 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 		return Terms{}, err
 	}
 	n, d := z.Dims()
+	y, _ = data.DenseLabels(y) // I_Q does not depend on the label values
 	counts := data.ClassCounts(y)
 	nc := len(counts)
 	// rowSums[i*nc + c] = Σ_{yₖ=c} exp(−‖zᵢ−zₖ‖²/(4σ²)).
@@ -150,6 +151,9 @@ func labelledRows(z *mat.Dense, y []int) (*mat.Dense, []int, error) {
 		return nil, nil, fmt.Errorf("qmi: %d labels for %d rows", len(y), n)
 	}
 	if err := data.CheckFinite("qmi: embedding", z); err != nil {
+		return nil, nil, err
+	}
+	if err := data.CheckDistanceRange("qmi: embedding", z); err != nil {
 		return nil, nil, err
 	}
 	var idx []int

@@ -595,8 +595,14 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 	}
 	model, err := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, fitDims)
 	if err != nil && fitDims > 0 && ctx.Err() == nil {
-		if m2, err2 := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, 0); err2 == nil {
+		// Refit at the method's own dimension (fewer than asked for, as
+		// LDA's C − 1). If that fails too, its error is the cause: the
+		// first may only say that fitDims is more than the method gives.
+		m2, err2 := method.FitContext(ctx, nm.Method, pr.trainX, pr.ymethod, 0)
+		if err2 == nil {
 			model, err = m2, nil
+		} else if ctx.Err() == nil {
+			err = err2
 		}
 	}
 	if err != nil {

@@ -222,6 +222,9 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"output is the input (transform)", []string{"transform", "--model", nan, "-i", one, "-o", one}, []string{"is the input " + one}},
 		{"single class (score)", []string{"score", "-i", one}, []string{"one.csv", "only one class"}},
 		{"single class (cluster)", []string{"cluster", "-i", "builtin:iris", "--classes", "0"}, []string{"only one class"}},
+		// The refit at the method's own dimension fails too: its cause is
+		// reported, not "100 dimensions requested, but GDA gives at most 1".
+		{"eval reports the fit's cause", []string{"eval", "-i", write(t, "huge.csv", "a,b,label\n1,2,x\n3,4,x\n5,1,x\n2,2,y\n1e300,1,y\n4,4,y\n"), "-m", "gda", "-c", "ncc", "--cv", "3", "--scale", "none"}, []string{"a squared distance overflows"}},
 		{"output directory missing", []string{"fit", "-m", "pca", "-i", "builtin:iris", "-o", "/nonexistent/m.json"}, []string{"output /nonexistent/m.json", "directory /nonexistent/ does not exist"}},
 	}
 	for _, c := range cases {

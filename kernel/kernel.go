@@ -221,12 +221,13 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 		return nil, nil
 	}
 	var terms []gramTerm
-	norms := false
+	norms, distOnly := false, true
 	for i, k := range ks {
 		var err error
 		if terms, norms, err = k.appendTerms(terms, norms, 1, i); err != nil {
 			return nil, err
 		}
+		distOnly = distOnly && k.distanceOnly()
 	}
 	sym := y == nil
 	if sym {
@@ -236,6 +237,23 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 	m, dy := y.Dims()
 	if d != dy {
 		return nil, fmt.Errorf("kernel: rows have %d and %d columns", d, dy)
+	}
+	if distOnly {
+		// ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy loses every digit of a distance
+		// that is small against the norms: rows far from the origin
+		// (features offset by 1e6) would get Gaussian weights from
+		// rounding. A kernel of distances alone does not change when
+		// both sets move by the same vector, so such rows are centred
+		// first; rows near the origin (every scaled data set) are used
+		// as they are, bit for bit as before.
+		if mu := farOffset(y); mu != nil {
+			x = offsetRows(x, mu)
+			if sym {
+				y = x
+			} else {
+				y = offsetRows(y, mu)
+			}
+		}
 	}
 	var xn, yn []float64
 	if norms {
@@ -323,6 +341,72 @@ type gramTerm struct {
 	f   func(dot, xn, yn float64) float64
 	w   float64
 	out int
+}
+
+// distanceOnly reports whether k depends on its arguments only through
+// their distance (an RBF kernel, or a sum of them).
+func (k Kernel) distanceOnly() bool {
+	if k.Type == "sum" {
+		for _, t := range k.Terms {
+			if !t.distanceOnly() {
+				return false
+			}
+		}
+		return len(k.Terms) > 0
+	}
+	kd, err := lookupKind(k.Type)
+	return err == nil && kd.NeedsNorms
+}
+
+// farOffsetRatio is how far (squared, relative to the rows' mean squared
+// spread about their mean) the mean of the rows must be from the origin
+// before GramsContext centres them: the expansion's relative error on a
+// typical distance is about ε·ratio, 2e-12 at this threshold.
+const farOffsetRatio = 1e4
+
+// farOffset returns the column means of y when they lie farther from the
+// origin than farOffsetRatio times the rows' spread (nil otherwise).
+func farOffset(y *mat.Dense) []float64 {
+	m, d := y.Dims()
+	if m == 0 {
+		return nil
+	}
+	mu := make([]float64, d)
+	for i := 0; i < m; i++ {
+		for j, v := range y.RawRowView(i) {
+			mu[j] += v
+		}
+	}
+	mn := 0.0
+	for j := range mu {
+		mu[j] /= float64(m)
+		mn += mu[j] * mu[j]
+	}
+	spread := 0.0
+	for i := 0; i < m; i++ {
+		for j, v := range y.RawRowView(i) {
+			e := v - mu[j]
+			spread += e * e
+		}
+	}
+	spread /= float64(m)
+	if !(mn > farOffsetRatio*spread) {
+		return nil
+	}
+	return mu
+}
+
+// offsetRows returns the rows of x minus mu.
+func offsetRows(x *mat.Dense, mu []float64) *mat.Dense {
+	r, c := x.Dims()
+	out := mat.NewDense(r, c, nil)
+	for i := 0; i < r; i++ {
+		dst := out.RawRowView(i)
+		for j, v := range x.RawRowView(i) {
+			dst[j] = v - mu[j]
+		}
+	}
+	return out
 }
 
 // appendTerms appends k's leaf kernels (a sum's terms, recursively, with

@@ -216,6 +216,12 @@ func ApproxQMIContext(ctx context.Context, x *mat.Dense, y []int, sigma float64)
 	if len(y) != n {
 		return nil, fmt.Errorf("labels: %d labels for %d rows", len(y), n)
 	}
+	if err := data.CheckFinite("ApproxQMI rows", x); err != nil {
+		return nil, err
+	}
+	if err := data.CheckDistanceRange("ApproxQMI rows", x); err != nil {
+		return nil, err
+	}
 	counts := data.ClassCounts(y)
 	for i, v := range y {
 		if v < 0 {

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/progress"
 )
@@ -238,6 +239,11 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 	if d != dy {
 		return nil, fmt.Errorf("kernel: rows have %d and %d columns", d, dy)
 	}
+	for _, in := range []*mat.Dense{x, y} {
+		if err := data.CheckFinite("kernel: rows", in); err != nil {
+			return nil, err
+		}
+	}
 	if distOnly {
 		// ‖x−y‖² = ‖x‖² + ‖y‖² − 2xᵀy loses every digit of a distance
 		// that is small against the norms: rows far from the origin
@@ -273,6 +279,10 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 	inPlace := len(terms) == 1 && terms[0].w == 1
 	meter := progress.Start(ctx, n, "kernel matrix, %d×%d", n, m)
 	var mu sync.Mutex
+	// badAt[b] is the first non-finite entry of row block b ({-1, -1}:
+	// none): a kernel that overflows for these rows (a polynomial of high
+	// degree, rows of 1e200) is an error, not a matrix of Inf and NaN.
+	badAt := make([][2]int, (n+blockRows-1)/blockRows)
 	entries, total := 0.0, float64(n)*float64(m)
 	if sym {
 		total = float64(n) * float64(n+1) / 2
@@ -322,9 +332,25 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 				}
 			}
 		}
+		badAt[lo/blockRows] = [2]int{-1, -1}
+		for _, g := range gs {
+			for i := lo; i < hi; i++ {
+				for j, v := range g.RawRowView(i)[c0:] {
+					if math.IsNaN(v) || math.IsInf(v, 0) {
+						badAt[lo/blockRows] = [2]int{i, c0 + j}
+						return
+					}
+				}
+			}
+		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	for _, at := range badAt {
+		if at[0] >= 0 {
+			return nil, fmt.Errorf("kernel %s: entry (%d, %d) is not finite: the kernel overflows for these rows; scale the data (or lower a polynomial's degree)", kernelNames(ks), at[0]+1, at[1]+1)
+		}
 	}
 	if sym {
 		for _, g := range gs {
@@ -332,6 +358,15 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 		}
 	}
 	return gs, nil
+}
+
+// kernelNames describes ks for an error.
+func kernelNames(ks []Kernel) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 // gramTerm is one leaf kernel of a Gram computation: its elementwise map,

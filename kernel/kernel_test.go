@@ -168,6 +168,25 @@ func TestKernelBadInput(t *testing.T) {
 	if _, err := RBF(1).Gram(randMat(1, 3, 2), randMat(1, 3, 3)); err == nil {
 		t.Error("column mismatch accepted")
 	}
+	// NaN in, or a kernel that overflows: an error, not a matrix of NaN
+	// and Inf (the library audit).
+	nan := randMat(2, 5, 3)
+	nan.Set(3, 1, math.NaN())
+	if _, err := RBF(1).Gram(randMat(1, 4, 3), nan); err == nil || !strings.Contains(err.Error(), "row 4, column 2 is NaN") {
+		t.Errorf("NaN row: %v", err)
+	}
+	big := randMat(3, 6, 2)
+	big.Scale(1e200, big)
+	for _, k := range []Kernel{Linear(), Poly(2, 1)} {
+		if _, err := k.Gram(big, nil); err == nil || !strings.Contains(err.Error(), "is not finite: the kernel overflows") {
+			t.Errorf("%s of rows of 1e200: %v", k, err)
+		}
+	}
+	x := randMat(4, 6, 2)
+	x.Scale(10, x)
+	if _, err := Poly(1000, 1).Gram(x, nil); err == nil || !strings.Contains(err.Error(), "poly(degree=1000,offset=1)") {
+		t.Errorf("degree 1000: %v", err)
+	}
 }
 
 // GramsContext computes several kernels from one product per block: every

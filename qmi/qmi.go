@@ -48,6 +48,9 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return Terms{}, fmt.Errorf("qmi: sigma = %v; the Parzen window width must be finite and > 0", sigma)
 	}
+	if g := 1 / (4 * sigma * sigma); g == 0 || math.IsInf(g, 0) {
+		return Terms{}, fmt.Errorf("qmi: sigma = %g; the window's 1/(4σ²) = %g is outside the floating-point range: give a width near the embedding's distances", sigma, g)
+	}
 	z, y, err := labelledRows(z, y)
 	if err != nil {
 		return Terms{}, err
@@ -99,6 +102,11 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 		btw += float64(counts[y[i]]) * tot
 	}
 	norm := math.Pow(4*math.Pi*sigma*sigma, -float64(d)/2)
+	if norm == 0 || math.IsInf(norm, 0) {
+		// (4πσ²)^(−d/2) leaves the floating-point range: every term would
+		// be 0, or Inf and NaN.
+		return Terms{}, fmt.Errorf("qmi: the Parzen normaliser (4πσ²)^(−d/2) is %v for σ = %g in d = %d dimensions, outside the floating-point range; give σ nearer 1/√(4π) ≈ 0.28 (scale the embedding) or fewer dimensions", norm, sigma, d)
+	}
 	t := Terms{
 		In:    norm * in / (fn * fn),
 		All:   norm * all * sq / (fn * fn * fn * fn),

@@ -3,6 +3,7 @@ package qmi
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -189,5 +190,31 @@ func TestSilvermanAndErrors(t *testing.T) {
 	}
 	if _, err := Silverman(mat.NewDense(3, 2, nil), []int{0, 1, 0}); err == nil {
 		t.Error("constant embedding: want an error")
+	}
+}
+
+// Widths whose window leaves the floating-point range gave NaN, all-zero
+// terms or a message about "sigma=auto" (the library audit): now errors
+// that name σ.
+func TestScoreWidthsOutOfRange(t *testing.T) {
+	z := mat.NewDense(10, 400, nil)
+	for i := 0; i < 10; i++ {
+		for j := 0; j < 400; j++ {
+			z.Set(i, j, float64((i*7+j*3)%11)/11)
+		}
+	}
+	y := []int{0, 0, 0, 0, 0, 1, 1, 1, 1, 1}
+	for _, c := range []struct {
+		sigma float64
+		want  string
+	}{
+		{0.01, "(4πσ²)^(−d/2) is +Inf for σ = 0.01 in d = 400"},
+		{10, "(4πσ²)^(−d/2) is 0 for σ = 10 in d = 400"},
+		{1e300, "sigma = 1e+300; the window's 1/(4σ²) = 0"},
+		{1e-300, "sigma = 1e-300; the window's 1/(4σ²) = +Inf"},
+	} {
+		if _, err := Score(z, y, c.sigma); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("σ = %g: %v, want %q", c.sigma, err, c.want)
+		}
 	}
 }

@@ -166,19 +166,23 @@ func CheckLabels(y []int, n, minPerClass int) error {
 	if len(y) != n {
 		return fmt.Errorf("labels: %d labels for %d rows", len(y), n)
 	}
-	counts := data.ClassCounts(y)
+	for i, v := range y {
+		if v < -1 {
+			return fmt.Errorf("labels: row %d has label %d; labels must be ≥ 0 (or −1 for unlabeled)", i+1, v)
+		}
+	}
+	dense, orig := data.DenseLabels(y)
+	counts := data.ClassCounts(dense)
 	nonEmpty := 0
 	for c, k := range counts {
 		if k > 0 {
 			nonEmpty++
 		}
 		if k > 0 && k < minPerClass {
+			if orig != nil {
+				c = orig[c]
+			}
 			return fmt.Errorf("labels: class %d has %d rows, need at least %d", c, k, minPerClass)
-		}
-	}
-	for i, v := range y {
-		if v < -1 {
-			return fmt.Errorf("labels: row %d has label %d; labels must be ≥ 0 (or −1 for unlabeled)", i+1, v)
 		}
 	}
 	if nonEmpty < 2 {

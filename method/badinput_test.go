@@ -370,3 +370,36 @@ func TestBadInputTransform(t *testing.T) {
 		})
 	}
 }
+
+// Every method that takes labels refuses −2 (sr, ksr and mklsr took it for
+// unlabeled, as −1), and labels far beyond the rows fit as compact ones
+// do without tables of their size (the library audit).
+func TestLabelValuesAcrossMethods(t *testing.T) {
+	x, y := loadSklearn(t, "iris")
+	x = minmax(x)
+	for _, name := range []string{"lda", "sr", "ksr", "mklsr", "slpp", "gda", "mfa"} { // (lpp ignores labels)
+		m := badNew(t, name, nil)
+		y2 := append([]int(nil), y...)
+		y2[5] = -2
+		badTry(t, name, func() {
+			_, err := m.Fit(x, y2, 0)
+			badWant(t, name+" label −2", err, "row 6 has label -2", "≥ 0 (or −1 for unlabeled)")
+		})
+	}
+	big := append([]int(nil), y...)
+	for i, v := range big {
+		big[i] = v * 400_000_000 // 0, 4e8, 8e8
+	}
+	for _, name := range []string{"lda", "sr", "gda"} {
+		a, err := badNew(t, name, nil).Fit(x, big, 0)
+		if err != nil {
+			t.Fatalf("%s with labels up to 8e8: %v", name, err)
+		}
+		b, _ := badNew(t, name, nil).Fit(x, y, 0)
+		za, _ := a.Transform(x)
+		zb, _ := b.Transform(x)
+		if !mat.Equal(za, zb) {
+			t.Errorf("%s: labels 0, 4e8, 8e8 give another embedding than 0, 1, 2", name)
+		}
+	}
+}

@@ -90,6 +90,9 @@ func (p SRParams) problem(name string, metric graph.Metric, y []int, dims int) (
 			return nil, 0, fmt.Errorf("%s: graph=supervised needs labels", name)
 		}
 		for i, v := range y {
+			if v < -1 {
+				return nil, 0, fmt.Errorf("%s: labels: row %d has label %d; labels must be ≥ 0 (or −1 for unlabeled)", name, i+1, v)
+			}
 			if v < 0 {
 				return nil, 0, fmt.Errorf("%s: graph=supervised, but row %d is unlabeled (−1); use graph=auto for the semi-supervised graph", name, i+1)
 			}
@@ -99,6 +102,11 @@ func (p SRParams) problem(name string, metric graph.Metric, y []int, dims int) (
 	if labels != nil {
 		if len(labels) != n {
 			return nil, 0, fmt.Errorf("%s: %d labels for %d rows", name, len(labels), n)
+		}
+		for i, v := range labels {
+			if v < -1 { // −2 was taken for unlabeled here and refused elsewhere
+				return nil, 0, fmt.Errorf("%s: labels: row %d has label %d; labels must be ≥ 0 (or −1 for unlabeled)", name, i+1, v)
+			}
 		}
 		c = classesPresent(labels)
 		if c == 1 {

@@ -403,3 +403,11 @@ func TestLabelValuesAcrossMethods(t *testing.T) {
 		}
 	}
 }
+
+// One row per class: S_w = 0. LDA said "constraint matrix B has no
+// positive eigenvalue" (the CLI audit); now it names the cause.
+func TestLDAOneRowPerClass(t *testing.T) {
+	x := mat.NewDense(3, 2, []float64{0, 1, 2, 0, 1, 1})
+	_, err := badNew(t, "lda", nil).Fit(x, []int{0, 1, 2}, 0)
+	badWant(t, "lda one row per class", err, "every class has a single row (3 rows, 3 classes)", "within-class scatter S_w is zero")
+}

@@ -62,6 +62,9 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if dims > c-1 {
 		return nil, fmt.Errorf("lda: %d dimensions requested, but LDA gives at most C−1 = %d for %d classes", dims, c-1, c)
 	}
+	if n, _ := x.Dims(); n == c && m.Ridge == 0 {
+		return nil, fmt.Errorf("lda: every class has a single row (%d rows, %d classes), so the within-class scatter S_w is zero and the Fisher ratio is undefined; give classes of at least 2 rows, or a ridge (-p ridge=…), or use sr", n, c)
+	}
 	if n, d := x.Dims(); d <= n {
 		// The fit from statistics (fromstats.go), with one chunk.
 		s, err := embed.ScatterOf(x, y, true)

@@ -189,20 +189,25 @@ func ReadFrom(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	br := bufio.NewReader(r)
-	var in io.Reader = br
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: not a valid gzip stream: %w", name, err)
-		}
-		in = zr
+	in, err := sniffGzip(r, name)
+	if err != nil {
+		return nil, err
 	}
 	b, err := readAllLimited(in, name)
 	if err != nil {
 		return nil, err
 	}
 	return decode(b, name, format, opt)
+}
+
+// sniffGzip returns r decompressed when it starts with gzip's magic bytes
+// (errors then name the input), else r as it is.
+func sniffGzip(r io.Reader, name string) (io.Reader, error) {
+	br := bufio.NewReader(r)
+	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		return newGzipInput(br, nil, name)
+	}
+	return br, nil
 }
 
 // decode parses the bytes b of a data file in format.

@@ -94,6 +94,8 @@ func ScanReader(r io.Reader, name string, opt Options, chunkRows int, fn func(x 
 			return err
 		}
 		r = zr
+	} else if r, err = sniffGzip(r, name); err != nil { // standard input, say
+		return err
 	}
 	return scan(r, name, format, opt, chunkRows, fn, bad)
 }

@@ -458,3 +458,30 @@ func TestScanReaderBadRows(t *testing.T) {
 	wantErr(t, "not gzip", ScanReader(strings.NewReader(good), "g.csv.gz", Options{}, 2, noop, skip), "g.csv.gz", "not a valid gzip file")
 	wantErr(t, "nil reader", ScanReader(nil, "g.csv", Options{}, 2, noop, skip), "g.csv", "needs an input")
 }
+
+// Gzipped standard input: ScanReader decompresses it as ReadFrom does (it
+// read the compressed bytes as CSV), and a truncated stream's error names
+// the input in both (ReadFrom said only "unexpected EOF").
+func TestGzipOnStandardInput(t *testing.T) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte("a,b,label\n1,2,0\n3,4,1\n5,6,0\n"))
+	zw.Close()
+	rows := 0
+	err := ScanReader(bytes.NewReader(buf.Bytes()), "stdin", Options{Format: "csv"}, 2, func(x *mat.Dense, _ []int) error {
+		r, _ := x.Dims()
+		rows += r
+		return nil
+	}, nil)
+	if err != nil || rows != 3 {
+		t.Fatalf("ScanReader of gzipped stdin: %d rows, %v", rows, err)
+	}
+	cut := buf.Bytes()[:buf.Len()-12]
+	if _, err := ReadFrom(bytes.NewReader(cut), "stdin", Options{}); err == nil || !strings.Contains(err.Error(), "stdin") {
+		t.Errorf("ReadFrom of a truncated stream: %v", err)
+	}
+	err = ScanReader(bytes.NewReader(cut), "stdin", Options{Format: "csv"}, 2, func(*mat.Dense, []int) error { return nil }, nil)
+	if err == nil || !strings.Contains(err.Error(), "stdin") {
+		t.Errorf("ScanReader of a truncated stream: %v", err)
+	}
+}

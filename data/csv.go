@@ -216,7 +216,13 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 func (c *csvRows) readErr(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return &FormatError{File: c.name, Line: pe.Line, Offset: -1, Msg: "malformed CSV", Err: pe.Err}
+		msg := "malformed CSV"
+		if pe.StartLine != pe.Line && errors.Is(pe.Err, csv.ErrQuote) {
+			// A quote left open swallows the rest of the file: the record
+			// that opened it is where to look, not where the reader gave up.
+			return &FormatError{File: c.name, Line: pe.StartLine, Offset: -1, Msg: fmt.Sprintf("malformed CSV: a quoted field opened in this record is not closed (the reader ran on to line %d)", pe.Line), Err: pe.Err}
+		}
+		return &FormatError{File: c.name, Line: pe.Line, Offset: -1, Msg: msg, Err: pe.Err}
 	}
 	var fe *FormatError
 	if errors.As(err, &fe) {

@@ -210,7 +210,7 @@ func writeClusterText(e *env, r *clusterReport) {
 		what = "none (input features)"
 	}
 	e.printf("data      %s: %d rows, %d features, %d classes (scale %s)\n", r.Data, r.Rows, r.Features, r.Classes, r.Preprocess)
-	e.printf("method    %s → %d dimensions\n", what, r.Dims)
+	e.printf("method    %s → %s\n", what, nOf(r.Dims, "dimension"))
 	g := r.Graph
 	switch g.Affinity {
 	case cluster.KNN:

@@ -45,8 +45,13 @@ func runEval(e *env, args []string) error {
 	if *cv != 0 && *nu != 0 {
 		return usagef("--cv and --train-per-class exclude each other")
 	}
-	if *cv < 0 || *nu < 0 || *repeats < 1 || *maxDims < 0 || *jobs < 0 {
-		return usagef("--cv, --train-per-class, --max-dims and -j must be ≥ 0 and --repeats ≥ 1")
+	for _, f := range []struct {
+		flag     string
+		v, least int
+	}{{"--cv", *cv, 0}, {"--train-per-class", *nu, 0}, {"--repeats", *repeats, 1}, {"--max-dims", *maxDims, 0}, {"-j", *jobs, 0}} {
+		if f.v < f.least {
+			return usagef("%s must be ≥ %d, got %d", f.flag, f.least, f.v)
+		}
 	}
 	if !validFormat(*format) {
 		return usagef("--format %q: want one of %s", *format, strings.Join(evaluate.Formats, ", "))

@@ -127,7 +127,7 @@ func runFit(e *env, args []string) error {
 	for _, k := range p.Kernels() {
 		kern += ", kernel " + k.String()
 	}
-	e.status(*out, "fitted %s on %s (%d rows, %d features%s) → %d dimensions; model written to %s\n", *name, df.input, r, c, kern, p.Dims(), *out)
+	e.status(*out, "fitted %s on %s (%s, %s%s) → %s; model written to %s\n", *name, df.input, nOf(r, "row"), nOf(c, "feature"), kern, nOf(p.Dims(), "dimension"), *out)
 	return nil
 }
 
@@ -204,7 +204,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
-	e.status(out, "fitted %s from statistics of %s (%d rows in %d chunks, %d features) → %d dimensions; model written to %s\n", name, df.input, ms.N(), chunks, ms.Dim(), model.Dims(), out)
+	e.status(out, "fitted %s from statistics of %s (%s in %s, %s) → %s; model written to %s\n", name, df.input, nOf(ms.N(), "row"), nOf(chunks, "chunk"), nOf(ms.Dim(), "feature"), nOf(model.Dims(), "dimension"), out)
 	return nil
 }
 
@@ -279,7 +279,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
-	e.status(out, "fitted %s from statistics of the Nyström features of %s (%d rows in three passes, %d features, %d landmarks, %d feature columns) → %d dimensions; model written to %s\n", name, path, n, d, len(rows), ms.Dim(), fitted.Dims(), out)
+	e.status(out, "fitted %s from statistics of the Nyström features of %s (%s in three passes, %s, %s, %s) → %s; model written to %s\n", name, path, nOf(n, "row"), nOf(d, "feature"), nOf(len(rows), "landmark"), nOf(ms.Dim(), "feature column"), nOf(fitted.Dims(), "dimension"), out)
 	return nil
 }
 

@@ -31,3 +31,11 @@ func needClasses(ds *data.Dataset, input, why string) error {
 	}
 	return nil
 }
+
+// nOf returns "1 row", "2 rows": n and the noun, plural unless n is 1.
+func nOf(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -257,6 +257,11 @@ func TestParamKeyErrors(t *testing.T) {
 			t.Errorf("Route %v: %v, %v; want gda sigma %q, knda %q", tc.flags, got, err, tc.gda, tc.knd)
 		}
 	}
+	// A method without a kernel keeps its own parameter of the same name.
+	aq, _ := Lookup("aqmida")
+	if got, err := Route("-p", []string{"sigma=2"}, []Info{aq, knda}); err != nil || got["aqmida"]["sigma"] != "2" || got["knda"]["sigma"] != "" {
+		t.Errorf("Route sigma=2 to aqmida, knda: %v, %v", got, err)
+	}
 	// The shorthands change the kernel given.
 	m, err := New("knda", map[string]string{"kernel": "rbf", "gamma": "0.5"})
 	if err != nil || m.(KNDA).Kernel.Type != "rbf" || m.(KNDA).Kernel.Gamma != 0.5 {

@@ -77,7 +77,11 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 // use, as sigma for a method whose kernel is polynomial. Route sends such
 // a setting only to the methods it applies to.
 func ShorthandApplies(info Info, key string, flags []string) bool {
-	return !kernelShorthand(key) || kernel.Applies(kernelType(info, flags), key)
+	if !kernelShorthand(key) {
+		return true
+	}
+	typ := kernelType(info, flags)
+	return typ == "" || kernel.Applies(typ, key) // "": no kernel (AQMIDA's sigma is its own)
 }
 
 // kernelShorthand reports whether key is one of the kernel parameters a

@@ -16,14 +16,14 @@ func TestExtremeInputs(t *testing.T) {
 	big.Scale(1e154, big)
 	y := []int{0, 0, 1, 1}
 	for _, c := range []Classifier{KNN{K: 3}, KNN{K: 1}, NCC{}} {
-		if _, err := c.Fit(big, y); err == nil || !strings.Contains(err.Error(), "squared distances between rows of 2 columns overflow") {
+		if _, err := c.Fit(big, y); err == nil || !strings.Contains(err.Error(), "squared distances and scatter of rows of 2 columns overflow") {
 			t.Errorf("%s on rows of 1e154: %v", c.Name(), err)
 		}
 		p, err := c.Fit(x, y)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := p.Predict(big); err == nil || !strings.Contains(err.Error(), "squared distances between rows of 2 columns overflow") {
+		if _, err := p.Predict(big); err == nil || !strings.Contains(err.Error(), "squared distances and scatter of rows of 2 columns overflow") {
 			t.Errorf("%s predicting rows of 1e154: %v", c.Name(), err)
 		}
 	}

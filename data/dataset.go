@@ -127,7 +127,7 @@ func CheckDistanceRange(what string, x mat.Matrix) error {
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			if v := x.At(i, j); math.Abs(v) > bound {
-				return fmt.Errorf("%s: row %d, column %d is %g; squared distances between rows of %d columns overflow beyond |x| ≈ %.3g: scale the data", what, i+1, j+1, v, c, bound)
+				return fmt.Errorf("%s: row %d, column %d is %g; squared distances and scatter of rows of %d columns overflow beyond |x| ≈ %.3g: scale the data", what, i+1, j+1, v, c, bound)
 			}
 		}
 	}

@@ -126,6 +126,9 @@ func checkRows(ctx context.Context, x *mat.Dense) error {
 	if err := data.CheckFinite("training data", x); err != nil {
 		return err
 	}
+	if err := data.CheckDistanceRange("training data", x); err != nil {
+		return err
+	}
 	if n, _ := x.Dims(); n < 2 {
 		return fmt.Errorf("embed: %d training row(s); need at least 2", n)
 	}

@@ -33,6 +33,22 @@ type Fitted struct {
 // fit (nil when the method does not keep it).
 func (f *Fitted) TrainEmbedding() *mat.Dense { return f.Train }
 
+// Transform maps rows through the model. An embedding that is not finite
+// (rows so large that the model's arithmetic overflows: a polynomial
+// kernel of rows of 1e200) is an error, not NaN.
+func (f *Fitted) Transform(x *mat.Dense) (*mat.Dense, error) {
+	z, err := f.Model.Transform(x)
+	if err != nil {
+		return nil, err
+	}
+	if r, c := z.Dims(); r > 0 && c > 0 {
+		if err := data.CheckFinite(f.Name+": embedding", z); err != nil {
+			return nil, fmt.Errorf("%w (the rows are too large for the model's arithmetic; scale them as the training rows were)", err)
+		}
+	}
+	return z, nil
+}
+
 // FitTransform fits m and returns the model with the embedding of the
 // training rows x: the one the engine computed during the fit when the
 // method keeps it (kernel methods: no second Gram matrix), else
@@ -76,6 +92,9 @@ func labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, 
 		return nil, nil, fmt.Errorf("%s: no training rows", name)
 	}
 	if err := data.CheckFinite(name+": training data", x); err != nil {
+		return nil, nil, err
+	}
+	if err := data.CheckDistanceRange(name+": training data", x); err != nil {
 		return nil, nil, err
 	}
 	n, _ := x.Dims()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math"
 	"slices"
 
 	"gonum.org/v1/gonum/mat"
@@ -168,12 +169,37 @@ func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {
 		return nil, fmt.Errorf("%s model: the rows have %d features, the model was fitted on %d", p.Method, c, p.Features)
 	}
 	if p.Preprocess != nil {
+		raw := x
 		var err error
 		if x, err = p.Preprocess.Apply(x); err != nil {
 			return nil, err
 		}
+		if err := scaledFinite(raw, x, p.Preprocess.Spec()); err != nil {
+			return nil, fmt.Errorf("%s model: %w", p.Method, err)
+		}
 	}
 	return p.Model.Transform(x)
+}
+
+// scaledFinite names the first raw value whose scaled value left the
+// floating-point range (a finite 1e308 under a min-max scaling fitted on
+// values of 1-10), which the model would otherwise report as an infinite
+// input.
+func scaledFinite(raw, scaled *mat.Dense, spec string) error {
+	r, c := scaled.Dims()
+	_, rc := raw.Dims()
+	for i := 0; i < r; i++ {
+		for j, v := range scaled.RawRowView(i) {
+			if !math.IsNaN(v) && !math.IsInf(v, 0) {
+				continue
+			}
+			if c == rc {
+				return fmt.Errorf("row %d, column %d: the value %g leaves the floating-point range under the saved preprocessing (%s); it is far outside the training rows' range", i+1, j+1, raw.At(i, j), spec)
+			}
+			return fmt.Errorf("row %d: its preprocessed value %d leaves the floating-point range under the saved preprocessing (%s)", i+1, j+1, spec)
+		}
+	}
+	return nil
 }
 
 // CheckFeatureNames returns an error when names, the columns of data to

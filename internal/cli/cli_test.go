@@ -224,7 +224,7 @@ func TestBadInputThroughCLI(t *testing.T) {
 		{"single class (cluster)", []string{"cluster", "-i", "builtin:iris", "--classes", "0"}, []string{"only one class"}},
 		// The refit at the method's own dimension fails too: its cause is
 		// reported, not "100 dimensions requested, but GDA gives at most 1".
-		{"eval reports the fit's cause", []string{"eval", "-i", write(t, "huge.csv", "a,b,label\n1,2,x\n3,4,x\n5,1,x\n2,2,y\n1e300,1,y\n4,4,y\n"), "-m", "gda", "-c", "ncc", "--cv", "3", "--scale", "none"}, []string{"a squared distance overflows"}},
+		{"eval reports the fit's cause", []string{"eval", "-i", write(t, "same.csv", "a,b,label\n"+strings.Repeat("1,1,x\n1,1,y\n", 3)), "-m", "gda", "-c", "ncc", "--cv", "3", "--scale", "none"}, []string{"all rows coincide in feature space"}},
 		{"output directory missing", []string{"fit", "-m", "pca", "-i", "builtin:iris", "-o", "/nonexistent/m.json"}, []string{"output /nonexistent/m.json", "directory /nonexistent/ does not exist"}},
 	}
 	for _, c := range cases {

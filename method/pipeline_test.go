@@ -146,3 +146,31 @@ func TestPipelineSpecAsMethod(t *testing.T) {
 		t.Errorf("a bad preprocessing spec: %v", err)
 	}
 }
+
+// A finite value far outside the training range leaves the float range
+// once scaled (1e308 under min-max): the error names the raw value, where
+// the model used to call it an infinite input; an embedding that
+// overflows is an error, not Inf.
+func TestTransformOfValuesBeyondTheScaling(t *testing.T) {
+	ds := datasets.Wine()
+	p, err := PipelineSpec{Method: "lda", Scale: "minmax"}.Fit(context.Background(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := mat.DenseCopyOf(ds.X.Slice(0, 3, 0, 13))
+	x.Set(1, 4, 1e308)
+	if _, err := p.Transform(x); err == nil || !strings.Contains(err.Error(), "row 2, column 5: the value 1e+308 leaves the floating-point range under the saved preprocessing (minmax)") {
+		t.Errorf("error %v", err)
+	}
+	q, err := PipelineSpec{Method: "pca"}.Fit(context.Background(), ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	y := mat.NewDense(1, 13, nil)
+	for j := 0; j < 13; j++ {
+		y.Set(0, j, 1.5e308)
+	}
+	if _, err := q.Transform(y); err == nil || !strings.Contains(err.Error(), "pca: embedding: row 1") {
+		t.Errorf("overflowing embedding: %v", err)
+	}
+}

@@ -83,6 +83,13 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 		{"unknown method", resigned(func(f *File) { f.Method = "lda2" }), `unknown method "lda2"`},
 		{"features", resigned(func(f *File) { f.Features = 5 }), "5 features, but its preprocessing and model take 4"},
 		{"names", resigned(func(f *File) { f.FeatureNames = f.FeatureNames[:2] }), "2 feature names for 4 features"},
+		{"checksum removed", func() string {
+			var f File
+			json.Unmarshal([]byte(good), &f)
+			f.Checksum = ""
+			b, _ := json.Marshal(f)
+			return string(b)
+		}(), "version 3 files carry a checksum, and this one has none"},
 		{"not json", "hello", "not a dimred model"},
 		{"other format", `{"format": "x"}`, `format "x"`},
 	} {

@@ -125,6 +125,9 @@ func load(r io.Reader, name string) (*File, *Fitted, error) {
 		if err != nil {
 			return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 		}
+		if f.Checksum == "" {
+			return nil, nil, fmt.Errorf("model file %s: version %d files carry a checksum, and this one has none: it was edited or damaged", name, f.Version)
+		}
 		if f.Checksum != want {
 			return nil, nil, fmt.Errorf("model file %s: checksum %.12s… does not match its content (%.12s…): the file was changed or damaged", name, f.Checksum, want)
 		}

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/internal/version"
@@ -105,6 +107,42 @@ func Load(r io.Reader, name string) (*File, *Fitted, error) {
 	return f, fitted, nil
 }
 
+// nullNumber returns the path of the first null inside a JSON array of
+// raw ("" when there is none or raw is empty): the models' arrays hold
+// numbers (or arrays or objects), never null.
+func nullNumber(raw json.RawMessage, path string) string {
+	if len(raw) == 0 {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return "" // the decoding proper reports it
+	}
+	var walk func(v any, path string) string
+	walk = func(v any, path string) string {
+		switch t := v.(type) {
+		case []any:
+			for i, e := range t {
+				if e == nil {
+					return fmt.Sprintf("%s[%d]", path, i)
+				}
+				if at := walk(e, fmt.Sprintf("%s[%d]", path, i)); at != "" {
+					return at
+				}
+			}
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(t))
+			for _, k := range keys {
+				if at := walk(t[k], path+"."+k); at != "" {
+					return at
+				}
+			}
+		}
+		return ""
+	}
+	return walk(v, path)
+}
+
 func load(r io.Reader, name string) (*File, *Fitted, error) {
 	var f File
 	dec := json.NewDecoder(r)
@@ -119,6 +157,16 @@ func load(r io.Reader, name string) (*File, *Fitted, error) {
 	}
 	if f.Version < 1 {
 		return nil, nil, fmt.Errorf("model file %s: version %d is not a model file version (this build reads 1..%d)", name, f.Version, FileVersion)
+	}
+	if f.Version < 3 {
+		// No checksum: a hand-edited null where a number was would load
+		// as 0 (Go's JSON leaves a null float untouched).
+		if at := nullNumber(f.Model, "model"); at != "" {
+			return nil, nil, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
+		}
+		if at := nullNumber(f.Preprocess, "preprocess"); at != "" {
+			return nil, nil, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
+		}
 	}
 	if f.Version >= 3 {
 		want, err := f.checksum()

@@ -70,3 +70,21 @@ func readCSVFloats(t *testing.T, path string) [][]float64 {
 	}
 	return out
 }
+
+// Version-1 and -2 files have no checksum: a null where a number was
+// (hand-edited) loaded as 0 and changed the output silently.
+func TestOldModelFileWithNull(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "v1_lda_iris.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(b)
+	i := strings.Index(s, `"mean"`)
+	j := i + strings.IndexAny(s[i:], "-0123456789")
+	k := j + strings.IndexAny(s[j:], ",\n]")
+	model := write(t, "null.json", s[:j]+"null"+s[k:])
+	st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris")
+	if st == 0 || !strings.Contains(errs, "model.mean[0] is null where a number belongs; a version-1 file has no checksum") {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+}

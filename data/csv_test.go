@@ -130,6 +130,8 @@ func TestReadCSVErrors(t *testing.T) {
 		{"label index out of range", "a,b,c\n1,2,3\n", Options{LabelColumn: "7"}, []string{"in.csv:1", "out of range 1..3"}},
 		{"only a label", "label\n1\n", Options{}, []string{"in.csv:1", "no feature columns"}},
 		{"bad quote", "label,a\n0,\"1\n", Options{}, []string{"in.csv:2", "malformed CSV"}},
+		{"digit separator", "label,a\n0,1_0.5\n", Options{}, []string{"in.csv:2", `"1_0.5" as a decimal number`}},
+		{"hexadecimal", "label,a\n0,0x1p-2\n", Options{}, []string{"in.csv:2", `"0x1p-2" as a decimal number`}},
 		// An open quote runs to the end of the file: the line that opened it.
 		{"open quote", "label,a\n0,1\n1,\"2\n0,3\n1,4\n0,5\n", Options{}, []string{"in.csv:3", "not closed (the reader ran on to line 6)"}},
 		{"unknown class", "label,a\nx,1\nz,2\n", Options{Classes: []string{"x", "y"}}, []string{"in.csv:3", `label "z" is not one of the given classes`}},

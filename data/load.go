@@ -652,5 +652,10 @@ func parseNumber(s string) (float64, string) {
 	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return 0, fmt.Sprintf("value %q is not finite; NaN and Inf are not allowed", short(s))
 	}
+	if strings.ContainsAny(s, "_xX") {
+		// Go's float syntax, which ParseFloat accepts, is not a data
+		// file's: 1_0.5 (digit separators) and 0x1p-2 (hexadecimal).
+		return 0, fmt.Sprintf("cannot parse %q as a decimal number (digit separators and hexadecimal are not data)", short(s))
+	}
 	return v, ""
 }

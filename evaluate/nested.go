@@ -433,8 +433,12 @@ func planInner(ds *data.Dataset, p *Protocol, sp split, s, k int) (innerPlan, er
 			if c < len(ds.ClassNames) {
 				cls = fmt.Sprintf("%d (%s)", c, ds.ClassNames[c])
 			}
-			return pl, fmt.Errorf("evaluate: nested: %w: %d inner folds need at least %d labelled training rows of every class, but the training part of %s has %d of class %s; use at most %d inner folds",
-				ErrClassTooSmall, k, k, sp.name, counts[c], cls, counts[c])
+			advice := fmt.Sprintf("use at most %d inner folds", counts[c])
+			if counts[c] < 2 { // inner cross-validation needs 2 folds at least
+				advice = "nested cross-validation cannot run on it: give the class more rows, or drop it"
+			}
+			return pl, fmt.Errorf("evaluate: nested: %w: %d inner folds need at least %d labelled training rows of every class, but the training part of %s has %d of class %s; %s",
+				ErrClassTooSmall, k, k, sp.name, counts[c], cls, advice)
 		}
 	}
 	folds, err := StratifiedKFold(ylab, k, innerSeed(repeatSeed(p.Seed, sp.repeat), sp.fold))

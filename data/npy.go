@@ -269,6 +269,11 @@ func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []str
 		for i, t := range texts {
 			texts[i] = strings.TrimSpace(t)
 		}
+		// Blank lines at the end of the file beyond the rows are not
+		// labels (an empty label within the rows is an unlabeled row).
+		for len(texts) > n && texts[len(texts)-1] == "" {
+			texts = texts[:len(texts)-1]
+		}
 	}
 	if len(texts) != n {
 		return nil, nil, lineErr(name, 0, "%d labels for %d rows of data", len(texts), n)

@@ -201,3 +201,16 @@ func FuzzReadNPY(f *testing.F) {
 		}
 	})
 }
+
+// A text labels file with blank lines after the last label (an editor's
+// habit) reads as the labels (it was "152 labels for 150 rows"); a blank
+// line among the rows is still an unlabeled row.
+func TestReadLabelsTrailingBlankLines(t *testing.T) {
+	y, names, err := ReadLabels(strings.NewReader("a\nb\n\na\n\n\n"), "l.txt", 4, nil)
+	if err != nil || len(y) != 4 || y[2] != Unlabeled || len(names) != 2 {
+		t.Fatalf("y %v names %v err %v", y, names, err)
+	}
+	if _, _, err := ReadLabels(strings.NewReader("a\nb\nc\n"), "l.txt", 2, nil); err == nil || !strings.Contains(err.Error(), "3 labels for 2 rows") {
+		t.Errorf("one label too many: %v", err)
+	}
+}

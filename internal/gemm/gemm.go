@@ -127,6 +127,10 @@ func (p *product) region(r0, r1, c0, c1 int) {
 	}
 	buf := pool.Get().(*buffers)
 	defer pool.Put(buf)
+	if r1-r0 <= skinnyRows {
+		p.skinny(buf, r0, r1, c0, c1)
+		return
+	}
 	rows := roundUp(min(mc, r1-r0), mr)
 	for jc := c0; jc < c1; jc += nc {
 		nb := min(nc, c1-jc)
@@ -140,6 +144,74 @@ func (p *product) region(r0, r1, c0, c1 int) {
 				p.packA(buf.ap, ic, pc, mb, kb)
 				p.tiles(buf, ic, jc, mb, nb, kb)
 			}
+		}
+	}
+}
+
+// skinnyRows is the most rows of C that skinny computes: a block iteration
+// (Lanczos's 4 vectors against a 10 000×10 000 kernel matrix) would
+// otherwise pack the large operand at every product, three passes over
+// it where the product needs one.
+const skinnyRows = 4
+
+// skinny computes rows [r0, r1) (at most skinnyRows) and columns [c0, c1)
+// of C without packing B: kern4x4s reads B where it is stored, 4 columns
+// at a time, with the rows of A packed in one 4-lane panel per block of kc
+// steps. Each element gets exactly the arithmetic of the packed path.
+func (p *product) skinny(buf *buffers, r0, r1, c0, c1 int) {
+	rows := r1 - r0
+	var sstride, jstride int // byte strides of op(B) along the steps and the columns
+	if p.transB {
+		sstride, jstride = 8, 8*p.ldb
+	} else {
+		sstride, jstride = 8*p.ldb, 8
+	}
+	acc := &buf.acc
+	for pc := 0; pc < p.k; pc += kc {
+		kb := min(kc, p.k-pc)
+		buf.ap = grow(buf.ap, skinnyRows*kb)
+		ap := buf.ap
+		for i := 0; i < skinnyRows; i++ {
+			for s := 0; s < kb; s++ {
+				v := 0.0
+				if i < rows {
+					if p.transA {
+						v = p.a[(pc+s)*p.lda+r0+i]
+					} else {
+						v = p.a[(r0+i)*p.lda+pc+s]
+					}
+				}
+				ap[s*skinnyRows+i] = v
+			}
+		}
+		for j := c0; j < c1; j += skinnyRows {
+			nn := min(skinnyRows, c1-j)
+			if nn == skinnyRows {
+				kern4x4s(kb, &ap[0], p.bAt(pc, j), sstride, jstride, &acc[0])
+				p.addSkinny(acc[:], r0, rows, j, nn)
+				continue
+			}
+			for jj := 0; jj < nn; jj++ { // the last columns one by one: no read past B
+				kern4x4s(kb, &ap[0], p.bAt(pc, j+jj), sstride, 0, &acc[0])
+				p.addSkinny(acc[:], r0, rows, j+jj, 1)
+			}
+		}
+	}
+}
+
+// bAt is the address of op(B)[s][j].
+func (p *product) bAt(s, j int) *float64 {
+	if p.transB {
+		return &p.b[j*p.ldb+s]
+	}
+	return &p.b[s*p.ldb+j]
+}
+
+// addSkinny adds α times kern4x4s's output for columns j … j+nn−1 to C.
+func (p *product) addSkinny(acc []float64, r0, rows, j, nn int) {
+	for jj := 0; jj < nn; jj++ {
+		for i := 0; i < rows; i++ {
+			p.c[(r0+i)*p.ldc+j+jj] += float64(p.alpha * acc[jj*skinnyRows+i])
 		}
 	}
 }

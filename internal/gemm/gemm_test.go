@@ -94,6 +94,7 @@ func cases() []gemmCase {
 	shapes := [][3]int{
 		{1, 1, 1}, {1, 7, 3}, {5, 1, 9}, {6, 8, 1}, {7, 9, 2}, {13, 17, 255}, {13, 17, 256}, {13, 17, 257},
 		{120, 8, 40}, {121, 3073, 5}, {37, 41, 600}, {300, 20, 513}, {2, 5000, 30}, {250, 250, 250},
+		{3, 37, 600}, {4, 9, 513}, {4, 4, 257}, {1, 3, 1000}, // the skinny path, several k-blocks
 	}
 	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for i, s := range shapes {

@@ -71,3 +71,53 @@ store:
 	VMOVUPD Y15, 352(DX)
 	VZEROUPPER
 	RET
+
+// func kern4x4s(k int, a, b *float64, sstride, jstride int, c *float64)
+//
+// The skinny kernel: up to 4 rows of A against 4 columns of B read where
+// they are stored. a is a packed panel of 4 rows (k steps of 4); column jj
+// of B at step p is *(b + p·sstride + jj·jstride) (byte strides). Writes
+// c[jj*4+i] = Σ_p a[p*4+i]·B[p][jj], each a chain of fused multiply-adds
+// in increasing p from zero — the arithmetic of kern6x8 per element.
+TEXT ·kern4x4s(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ sstride+24(FP), BX
+	MOVQ jstride+32(FP), AX
+	MOVQ c+40(FP), DX
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	TESTQ CX, CX
+	JEQ   sstore
+
+sloop:
+	VMOVUPD      (SI), Y0
+	VBROADCASTSD (R8), Y1
+	VBROADCASTSD (R9), Y2
+	VBROADCASTSD (R10), Y3
+	VBROADCASTSD (R11), Y8
+	VFMADD231PD  Y1, Y0, Y4
+	VFMADD231PD  Y2, Y0, Y5
+	VFMADD231PD  Y3, Y0, Y6
+	VFMADD231PD  Y8, Y0, Y7
+	ADDQ         $32, SI
+	ADDQ         BX, R8
+	ADDQ         BX, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R11
+	DECQ         CX
+	JNE          sloop
+
+sstore:
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	VMOVUPD Y6, 64(DX)
+	VMOVUPD Y7, 96(DX)
+	VZEROUPPER
+	RET

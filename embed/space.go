@@ -198,17 +198,7 @@ func ColMeans(x *mat.Dense) []float64 {
 }
 
 // CenterRows returns x with mu subtracted from every row.
-func CenterRows(x *mat.Dense, mu []float64) *mat.Dense {
-	n, d := x.Dims()
-	out := mat.NewDense(n, d, nil)
-	for i := 0; i < n; i++ {
-		row := out.RawRowView(i)
-		for j, v := range x.RawRowView(i) {
-			row[j] = v - mu[j]
-		}
-	}
-	return out
-}
+func CenterRows(x *mat.Dense, mu []float64) *mat.Dense { return kernel.SubtractFromRows(x, mu) }
 
 func checkCols(what string, x *mat.Dense, want int) error {
 	_, d := x.Dims()

@@ -253,11 +253,11 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 		// first; rows near the origin (every scaled data set) are used
 		// as they are, bit for bit as before.
 		if mu := farOffset(y); mu != nil {
-			x = offsetRows(x, mu)
+			x = SubtractFromRows(x, mu)
 			if sym {
 				y = x
 			} else {
-				y = offsetRows(y, mu)
+				y = SubtractFromRows(y, mu)
 			}
 		}
 	}
@@ -431,8 +431,10 @@ func farOffset(y *mat.Dense) []float64 {
 	return mu
 }
 
-// offsetRows returns the rows of x minus mu.
-func offsetRows(x *mat.Dense, mu []float64) *mat.Dense {
+// SubtractFromRows returns x with mu subtracted from every row (the
+// centring of embed.CenterRows, and the shift of rows far from the
+// origin here).
+func SubtractFromRows(x *mat.Dense, mu []float64) *mat.Dense {
 	r, c := x.Dims()
 	out := mat.NewDense(r, c, nil)
 	for i := 0; i < r; i++ {

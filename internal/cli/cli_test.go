@@ -134,6 +134,9 @@ func TestEvalDimsList(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &rep); st != 0 || err != nil || len(rep.Results) != 1 || fmt.Sprint(rep.Results[0].Dims) != "[1 2]" {
 		t.Errorf("lda --dims 1-3 (2 dimensions exist): status %d, %s, %v; want dims [1 2] in\n%s", st, errs, err, js)
 	}
+	if !strings.Contains(errs, "eval: lda does not reach dimension 3 of --dims") {
+		t.Errorf("no note of the dimension lda does not reach: %q", errs)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

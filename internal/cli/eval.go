@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/dimred/dimred/classify"
@@ -121,7 +122,33 @@ func runEval(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	noteUnreachedDims(e, proto.Dims, rep)
 	return evaluate.Write(e.stdout, rep, *format)
+}
+
+// noteUnreachedDims says on stderr which dimensions of --dims a method
+// does not reach (3 for LDA on three classes): its dims column shows them
+// missing, which is easy to miss.
+func noteUnreachedDims(e *env, want []int, rep *evaluate.Report) {
+	if len(want) == 0 {
+		return
+	}
+	seen := map[string]bool{}
+	for _, r := range rep.Results {
+		if seen[r.Method] {
+			continue
+		}
+		seen[r.Method] = true
+		var missing []string
+		for _, k := range want {
+			if !slices.Contains(r.Dims, k) {
+				missing = append(missing, strconv.Itoa(k))
+			}
+		}
+		if len(missing) > 0 {
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", r.Method, strings.Join(missing, ","))
+		}
+	}
 }
 
 // gridParams routes the --grid flags among the methods named on -m as -p

@@ -1017,3 +1017,16 @@ func TestFitBitIdenticalAcrossGOMAXPROCS(t *testing.T) {
 		}
 	}
 }
+
+// Compose of models whose sizes do not chain panics at once, naming both
+// (it returned a Chain whose first Transform panicked inside gonum).
+func TestComposeMismatchPanics(t *testing.T) {
+	a := &LinearModel{Mean: make([]float64, 4), W: mat.NewDense(4, 2, nil)}
+	b := &LinearModel{Mean: make([]float64, 3), W: mat.NewDense(3, 1, nil)}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "Compose of a model with 2 outputs and one with 3 inputs") {
+			t.Errorf("recovered %v", r)
+		}
+	}()
+	Compose(a, b)
+}

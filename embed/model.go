@@ -139,8 +139,14 @@ func (c Chain) Truncate(k int) (Model, error) {
 
 // Compose returns a model equivalent to applying first then second. Two
 // linear models fold into one (W = W₁·W₂, the mean of the first; the second
-// model's mean is absorbed), anything else becomes a Chain.
+// model's mean is absorbed), anything else becomes a Chain. first's
+// outputs must be second's inputs: Compose panics otherwise.
 func Compose(first, second Model) Model {
+	if first.Dims() != second.InDims() {
+		// A programming error (as a product of mismatched matrices in
+		// gonum), caught here rather than at the first Transform.
+		panic(fmt.Sprintf("embed: Compose of a model with %d outputs and one with %d inputs", first.Dims(), second.InDims()))
+	}
 	l1, ok1 := first.(*LinearModel)
 	l2, ok2 := second.(*LinearModel)
 	if !ok1 || !ok2 {

@@ -119,7 +119,7 @@ func rbfAffinity(ctx context.Context, x *mat.Dense, sigma float64) (*affinity, e
 	if sigma == 0 {
 		sigma = medianDistance(d2)
 		if sigma == 0 {
-			return nil, fmt.Errorf("cluster: rbf affinity: the median distance between rows is 0 (half the pairs of rows coincide); give Sigma > 0 or use the knn affinity")
+			return nil, fmt.Errorf("cluster: rbf affinity: the median distance between rows is 0 (half the pairs of rows coincide); give a width (--sigma, NormalizedCut.Sigma) > 0 or use the knn affinity")
 		}
 	}
 	f := -1 / (2 * sigma * sigma)

@@ -135,7 +135,7 @@ func scanFormat(name string, opt Options, chunkRows int, fn func(x *mat.Dense, y
 	switch format {
 	case FormatCSV, FormatTSV, FormatLIBSVM:
 	default:
-		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV and LIBSVM files; %s files are not streamed: use Load, which reads the whole file into memory", name, strings.ToUpper(format))
+		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV and LIBSVM files; %s files are not streamed: read it whole (without --stream on the command line; data.Load in Go)", name, strings.ToUpper(format))
 	}
 	if chunkRows < 1 {
 		return "", opt, fmt.Errorf("%s: Scan chunk size is %d rows; want at least 1", name, chunkRows)
@@ -184,7 +184,7 @@ func (s *scanner) label(t string) (int, string) {
 	}
 	c, err := strconv.Atoi(t)
 	if err != nil || c < 0 {
-		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; set Options.Classes to name the classes of other labels", t)
+		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes, or on the command line read the file without --stream, or give --no-labels", t)
 	}
 	return c, ""
 }

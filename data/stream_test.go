@@ -297,7 +297,7 @@ func TestScanErrors(t *testing.T) {
 	noop := func(*mat.Dense, []int) error { return nil }
 	svm := writeTemp(t, dir, "pm.svm", "+1 1:1\n-1 2:1\n")
 	err := Scan(svm, Options{}, 10, noop)
-	wantErr(t, "label -1", err, "pm.svm:2", `label "-1" is not a class index`, "set Options.Classes")
+	wantErr(t, "label -1", err, "pm.svm:2", `label "-1" is not a class index`, "name the classes of other labels with Options.Classes")
 	x, y, _, err := scanAll(svm, Options{Classes: []string{"-1", "+1"}}, 2)
 	if err != nil || !slices.Equal(y, []int{1, 0}) || x.At(1, 1) != 1 {
 		t.Errorf("±1 with Classes: %v %v", y, err)
@@ -331,7 +331,7 @@ func TestScanErrors(t *testing.T) {
 
 	for _, name := range []string{"d.arff", "d.npy", "d.mat.gz"} {
 		err := Scan(filepath.Join(dir, name), Options{}, 10, noop)
-		wantErr(t, name, err, name, "not streamed", "use Load")
+		wantErr(t, name, err, name, "not streamed", "without --stream on the command line; data.Load in Go")
 	}
 	err = Scan(csv, Options{Format: "arff"}, 10, noop)
 	wantErr(t, "arff format", err, "ARFF files are not streamed")

@@ -46,6 +46,9 @@ func runEval(e *env, args []string) error {
 	if *cv != 0 && *nu != 0 {
 		return usagef("--cv and --train-per-class exclude each other")
 	}
+	if *cv == 1 {
+		return usagef("--cv must be ≥ 2 folds (or 0 for the default %d), got 1", evaluate.DefaultFolds)
+	}
 	for _, f := range []struct {
 		flag     string
 		v, least int

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"strconv"
 	"strings"
 
@@ -505,15 +506,21 @@ func (p *matParser) matrix(buf []byte, base int, loc func(int) string) (*matVar,
 	}
 	size := miSize[re.typ]
 	nbytes := re.end - re.start
-	count := int64(1)
+	count, more := int64(1), false // more: the dimensions need more than count values
 	for _, d := range v.dims {
-		count *= int64(d)
-		if count > int64(nbytes) {
+		hi, lo := bits.Mul64(uint64(count), uint64(d))
+		if hi != 0 || lo > 1<<62 { // no file holds that many; stop before the product overflows
+			more = true
 			break
 		}
+		count = int64(lo)
 	}
-	if nbytes%size != 0 || int64(nbytes/size) != count {
-		v.err = p.locErr(loc(base+realPos), "variable %q: real part has %d bytes of %d-byte values, but the dimensions %s need %d values", v.name, nbytes, size, v.shape(), count)
+	if more || nbytes%size != 0 || int64(nbytes/size) != count {
+		need := fmt.Sprintf("%d values", count)
+		if more {
+			need = fmt.Sprintf("more than %d values", count)
+		}
+		v.err = p.locErr(loc(base+realPos), "variable %q: real part has %d bytes of %d-byte values, but the dimensions %s need %s", v.name, nbytes, size, v.shape(), need)
 		return v, nil
 	}
 	v.dtype = re.typ

@@ -263,9 +263,11 @@ func TestReadMATNumericClasses(t *testing.T) {
 func TestReadMATSkips(t *testing.T) {
 	fea, gnd := feaGnd(miDOUBLE)
 	bad := testVar{name: "bad", class: mxDOUBLE, dims: []int{5, 5}, dtype: miDOUBLE, vals: []float64{1}}
+	// Dimensions whose product overflowed the old count: the exact product.
+	huge := testVar{name: "huge", class: mxDOUBLE, dims: []int{1 << 30, 1 << 30}, dtype: miDOUBLE, vals: []float64{1}}
 	unnamed := testVar{class: mxDOUBLE, dims: []int{1, 3}, dtype: miUINT8, vals: []float64{1, 2, 3}}
 	for _, w := range []matWriter{le, be} {
-		b := w.file(false, bad, fea, gnd, unnamed)
+		b := w.file(false, bad, fea, gnd, unnamed, huge)
 		b = append(b, opaqueElement(w, "s")...)
 		d, err := readMATBytes(t, b, Options{})
 		if err != nil {
@@ -276,10 +278,12 @@ func TestReadMATSkips(t *testing.T) {
 		}
 		_, err = readMATBytes(t, b, Options{MatFeatures: "bad"})
 		wantErr(t, "bad requested", err, "test.mat", "byte offset 176", `variable "bad"`, "dimensions 5×5 need 25 values")
+		_, err = readMATBytes(t, b, Options{MatFeatures: "huge"})
+		wantErr(t, "huge requested", err, `variable "huge"`, "dimensions 1073741824×1073741824 need 1152921504606846976 values")
 		_, err = readMATBytes(t, b, Options{MatFeatures: "s"})
 		wantErr(t, "opaque requested", err, "test.mat", `"s" is a MATLAB object (opaque) array`)
 		_, err = readMATBytes(t, b, Options{MatFeatures: "x"})
-		wantErr(t, "list", err, "bad (5×5 double), fea (3×2 double), gnd (3×1 double), s (MATLAB object (opaque))")
+		wantErr(t, "list", err, "bad (5×5 double), fea (3×2 double), gnd (3×1 double), huge (1073741824×1073741824 double), s (MATLAB object (opaque))")
 	}
 }
 

@@ -34,8 +34,10 @@ type arffAttr struct {
 // errors and for Dataset.Name. It accepts the header keywords in any case,
 // quoted names and values (with ' or ", backslash escapes), '%' comments,
 // numeric (real, integer, numeric), nominal, string and date attributes,
-// dense and sparse ("{index value, ...}", 0-based) data rows and instance
-// weights (ignored).
+// dense and sparse ("{index value, ...}", 0-based) data rows, and instance
+// weights ("…, {w}"): a weight of 1 is read as no weight; any other is an
+// error naming the line, since no method here weighs rows, unless
+// opt.Weights is "ignore", which reads the rows unweighted.
 //
 // The class attribute is opt.ClassAttr (default: "class" in any case, else
 // the last); its values become the labels, in the declaration order for a
@@ -130,7 +132,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if !ok {
 			break
 		}
-		fields, isSparse, err := splitARFFRow(s)
+		fields, isSparse, weight, err := splitARFFRow(s)
 		if err != nil {
 			return nil, lineErr(name, lr.line, "%v", err)
 		}
@@ -159,7 +161,13 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 			}
 			fields = sparse
 		} else if len(fields) == len(attrs)+1 && isWeight(fields[len(fields)-1]) {
+			weight = fields[len(fields)-1].text
 			fields = fields[:len(attrs)]
+		}
+		if weight != "" {
+			if err := checkARFFWeight(weight, opt.Weights); err != nil {
+				return nil, lineErr(name, lr.line, "%v", err)
+			}
 		}
 		if len(fields) != len(attrs) {
 			return nil, lineErr(name, lr.line, "row has %d values, the header declares %d attributes", len(fields), len(attrs))
@@ -264,6 +272,22 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 // isWeight reports whether f is an instance weight "{w}".
 func isWeight(f arffField) bool {
 	return !f.quoted && strings.HasPrefix(f.text, "{") && strings.HasSuffix(f.text, "}")
+}
+
+// checkARFFWeight checks an instance weight "{w}" under the Weights
+// option: it must be a finite number ≥ 0, and 1 unless the weights are
+// ignored (no method here weighs rows, so dropping one silently would
+// change what the data mean).
+func checkARFFWeight(text, mode string) error {
+	w := strings.TrimSpace(text[1 : len(text)-1])
+	v, msg := parseNumber(w)
+	if msg != "" || v < 0 {
+		return fmt.Errorf("instance weight %s is not a finite number ≥ 0", short(text))
+	}
+	if v != 1 && mode != "ignore" {
+		return fmt.Errorf("instance weight %s: dimred's methods weigh every row equally; remove the weights or give --arff-weights ignore (Options.Weights = \"ignore\") to read the rows unweighted", short(text))
+	}
+	return nil
 }
 
 // readARFFHeader reads up to and including the @data line and returns the
@@ -492,25 +516,25 @@ type arffField struct {
 
 // splitARFFRow splits a data line into values. It returns nil, false for a
 // blank or comment line, and sparse = true for a "{index value, ...}" row.
-func splitARFFRow(s string) (fields []arffField, sparse bool, err error) {
+func splitARFFRow(s string) (fields []arffField, sparse bool, weight string, err error) {
 	i := skipSpace(s, 0)
 	if i == len(s) || s[i] == '%' {
-		return nil, false, nil
+		return nil, false, "", nil
 	}
 	if s[i] != '{' {
 		for {
 			var f arffField
 			f.text, f.quoted, i, err = readARFFValue(s, i, ",%")
 			if err != nil {
-				return nil, false, err
+				return nil, false, "", err
 			}
 			fields = append(fields, f)
 			i = skipSpace(s, i)
 			if i == len(s) || s[i] == '%' {
-				return fields, false, nil
+				return fields, false, "", nil
 			}
 			if s[i] != ',' {
-				return nil, false, fmt.Errorf("unexpected %q after value %q; want ','", s[i:i+1], f.text)
+				return nil, false, "", fmt.Errorf("unexpected %q after value %q; want ','", s[i:i+1], f.text)
 			}
 			i++
 		}
@@ -521,7 +545,7 @@ func splitARFFRow(s string) (fields []arffField, sparse bool, err error) {
 	for {
 		i = skipSpace(s, i)
 		if i == len(s) {
-			return nil, true, errors.New("sparse row without a closing '}'")
+			return nil, true, "", errors.New("sparse row without a closing '}'")
 		}
 		if s[i] == '}' && len(fields) == 0 {
 			i++
@@ -533,24 +557,24 @@ func splitARFFRow(s string) (fields []arffField, sparse bool, err error) {
 		}
 		idx, err := strconv.Atoi(s[i:j])
 		if err != nil {
-			return nil, true, fmt.Errorf("sparse value %q: want \"index value\" with a 0-based integer index", truncate(s[i:], 30))
+			return nil, true, "", fmt.Errorf("sparse value %q: want \"index value\" with a 0-based integer index", truncate(s[i:], 30))
 		}
 		f := arffField{index: idx}
 		f.text, f.quoted, i, err = readARFFValue(s, j, ",}")
 		if err != nil {
-			return nil, true, err
+			return nil, true, "", err
 		}
 		fields = append(fields, f)
 		i = skipSpace(s, i)
 		if i == len(s) {
-			return nil, true, errors.New("sparse row without a closing '}'")
+			return nil, true, "", errors.New("sparse row without a closing '}'")
 		}
 		if s[i] == '}' {
 			i++
 			break
 		}
 		if s[i] != ',' {
-			return nil, true, fmt.Errorf("unexpected %q in sparse row; want ',' or '}'", s[i:i+1])
+			return nil, true, "", fmt.Errorf("unexpected %q in sparse row; want ',' or '}'", s[i:i+1])
 		}
 		i++
 	}
@@ -559,15 +583,18 @@ func splitARFFRow(s string) (fields []arffField, sparse bool, err error) {
 	if i < len(s) && s[i] == ',' {
 		i = skipSpace(s, i+1)
 		if i < len(s) && s[i] == '{' {
-			if k := strings.IndexByte(s[i:], '}'); k >= 0 {
-				i = skipSpace(s, i+k+1)
+			k := strings.IndexByte(s[i:], '}')
+			if k < 0 {
+				return nil, true, "", errors.New("instance weight without a closing '}'")
 			}
+			weight = s[i : i+k+1]
+			i = skipSpace(s, i+k+1)
 		}
 	}
 	if i < len(s) && s[i] != '%' {
-		return nil, true, fmt.Errorf("unexpected %q after the sparse row", truncate(s[i:], 30))
+		return nil, true, "", fmt.Errorf("unexpected %q after the sparse row", truncate(s[i:], 30))
 	}
-	return fields, true, nil
+	return fields, true, weight, nil
 }
 
 // readARFFValue reads one value starting at i (after optional spaces): a

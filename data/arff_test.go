@@ -152,7 +152,10 @@ func TestReadARFFSparse(t *testing.T) {
 {}
 1,y,2,q,{0.5}
 `
-	d, err := readARFFString(in, Options{})
+	if _, err := readARFFString(in, Options{}); err == nil || !strings.Contains(err.Error(), "t.arff:8: instance weight {2.5}: dimred's methods weigh every row equally") {
+		t.Fatalf("weights other than 1 read without a word: %v", err)
+	}
+	d, err := readARFFString(in, Options{Weights: "ignore"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,6 +205,12 @@ func TestReadARFFErrors(t *testing.T) {
 		{"bad separator", hdr + "'1' 2,x,p\n", Options{}, []string{"t.arff:6", "want ','"}},
 		{"unterminated value", hdr + "1,'x,p\n", Options{}, []string{"t.arff:6", "unterminated"}},
 		{"bad option", hdr + "1,x,p\n", Options{Nominal: "dummy"}, []string{"t.arff", "Options.Nominal"}},
+		{"bad weights option", hdr + "1,x,p\n", Options{Weights: "use"}, []string{"t.arff", "--arff-weights (Options.Weights)", `"use"`}},
+		{"dense weight", hdr + "1,x,p,{1}\n2,y,q,{ 3 }\n", Options{}, []string{"t.arff:7", "instance weight { 3 }", "--arff-weights ignore"}},
+		{"sparse weight", hdr + "{0 1}, {0.5}\n", Options{}, []string{"t.arff:6", "instance weight {0.5}"}},
+		{"weight not a number", hdr + "1,x,p,{w}\n", Options{Weights: "ignore"}, []string{"t.arff:6", "instance weight {w} is not a finite number ≥ 0"}},
+		{"negative weight", hdr + "{0 1}, {-1}\n", Options{Weights: "ignore"}, []string{"t.arff:6", "{-1} is not a finite number"}},
+		{"sparse weight unclosed", hdr + "{0 1}, {2\n", Options{Weights: "ignore"}, []string{"t.arff:6", "instance weight without a closing '}'"}},
 	}
 	for _, c := range cases {
 		_, err := readARFFString(c.in, c.opt)

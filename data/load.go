@@ -87,6 +87,12 @@ type Options struct {
 	// never an error: the row is kept as Unlabeled.
 	Missing string
 
+	// Weights says what to do with ARFF instance weights ("…, {w}") other
+	// than 1: "reject" (or empty, the default) is an error naming the file
+	// and line, as no method here weighs rows; "ignore" reads the rows
+	// unweighted.
+	Weights string
+
 	// LabelsFile names the file holding the labels of a .npy data file: a
 	// .npy array of integers (1-D, or 2-D with one row or column) or a
 	// text file with one label per line ("" or "?" for unlabelled rows).
@@ -274,6 +280,11 @@ func checkOptions(name string, opt Options) error {
 	case "", "reject", "drop":
 	default:
 		return fmt.Errorf("%s: --missing (Options.Missing) is %q; want \"reject\" or \"drop\"", name, opt.Missing)
+	}
+	switch opt.Weights {
+	case "", "reject", "ignore":
+	default:
+		return fmt.Errorf("%s: --arff-weights (Options.Weights) is %q; want \"reject\" or \"ignore\"", name, opt.Weights)
 	}
 	switch opt.MatSamples {
 	case "", "rows", "columns":

@@ -128,6 +128,11 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 	}
 	if need := int64(n) * size; int64(br.Len()) < need {
 		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d", hdr.Shape, hdr.Type, need, dataOff, br.Len())
+	} else if extra := int64(br.Len()) - need; extra > 0 {
+		// np.save writes nothing after the data; bytes there mean a header
+		// whose shape does not match the data, or several arrays saved into
+		// one file, of which only the first would be read.
+		return nil, offsetErr(name, dataOff+need, "%d bytes after the data: shape %v of %s ends at byte %d of %d (a wrong shape in the header, or several arrays saved into one file? dimred reads one array per .npy file)", extra, hdr.Shape, hdr.Type, dataOff+need, len(b))
 	}
 
 	vals := make([]float64, n)

@@ -95,6 +95,7 @@ func TestReadNPYErrors(t *testing.T) {
 		{"not npy", []byte("label,a\n1,2\n"), []string{"bad.npy", "byte offset 0", "not a NumPy"}},
 		{"truncated data", good[:len(good)-3], []string{"bad.npy", "truncated", "needs 48 data bytes"}},
 		{"truncated header", good[:30], []string{"bad.npy", "truncated .npy header"}},
+		{"trailing bytes", append(slices.Clone(good), 1, 2, 3), []string{"bad.npy", "byte offset 176", "3 bytes after the data: shape [2 3] of <f8 ends at byte 176 of 179"}},
 		{"garbage header", rawNPY("<f8", false, "(2, x)", nil), []string{"bad.npy", "invalid .npy header"}},
 		{"no newline header", append(append(slices.Clone(npy.Magic[:]), 1, 0, 4, 0), "{}  "...), []string{"bad.npy", "header"}},
 		{"3-D", rawNPY("<f8", false, "(1, 1, 1)", make([]byte, 8)), []string{"bad.npy", "shape [1 1 1]", "1-D or 2-D"}},

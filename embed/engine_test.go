@@ -877,6 +877,65 @@ func TestComposeAndTruncate(t *testing.T) {
 	}
 }
 
+// ScaleOutputs gives, for every model kind (the four it folds the scale
+// into and a Chain it follows by a diagonal step), the first len(scale)
+// output columns times scale (to 1e-12 relative), and refuses a scale of
+// the wrong length or a non-finite one, naming it.
+func TestScaleOutputs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	x := engRand(rng, 20, 5)
+	lin := &LinearModel{Mean: []float64{0.5, -1, 2, 0, 3}, W: engRand(rng, 5, 4)}
+	km := &KernelModel{Kernel: kernel.RBF(1), Train: engRand(rng, 10, 5), A: engRand(rng, 10, 4)}
+	g, _ := km.Kernel.Gram(km.Train, nil)
+	km.Center, _ = kernel.CenterGram(g)
+	ny := &NystromModel{Kernel: kernel.RBF(2), Landmarks: engRand(rng, 6, 5), A: engRand(rng, 6, 4), Offset: []float64{0.1, -0.2, 0.3, 0.4}}
+	chain := Compose(km, &LinearModel{Mean: []float64{1, 2, -3, 0.25}, W: engRand(rng, 4, 4)})
+	scale := []float64{2, -0.5, 3}
+	for _, tc := range []struct {
+		name string
+		m    Model
+	}{{"linear", lin}, {"kernel", km}, {"nystrom", ny}, {"chain", chain}} {
+		full, err := tc.m.Transform(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm, err := ScaleOutputs(tc.m, scale)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := sm.Transform(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, k := got.Dims()
+		if k != len(scale) {
+			t.Fatalf("%s: %d outputs, want %d", tc.name, k, len(scale))
+		}
+		want := mat.NewDense(r, k, nil)
+		for i := 0; i < r; i++ {
+			for j := 0; j < k; j++ {
+				want.Set(i, j, full.At(i, j)*scale[j])
+			}
+		}
+		if e := engMaxAbsDiff(got, want); e > 1e-12*(1+engMaxAbs(want)) {
+			t.Errorf("%s: scaled outputs differ from scaled columns by %.3g", tc.name, e)
+		}
+		for _, bad := range []struct {
+			s    []float64
+			want string
+		}{
+			{nil, "0 scales for a model with 4 outputs"},
+			{[]float64{1, 1, 1, 1, 1}, "5 scales"},
+			{[]float64{1, math.NaN()}, "scale of output 1 is NaN"},
+			{[]float64{math.Inf(-1)}, "scale of output 0 is -Inf"},
+		} {
+			if _, err := ScaleOutputs(tc.m, bad.s); err == nil || !strings.Contains(err.Error(), bad.want) {
+				t.Errorf("%s: ScaleOutputs(%v): error %v, want one mentioning %q", tc.name, bad.s, err, bad.want)
+			}
+		}
+	}
+}
+
 // (f) Transform rejects nil input, a wrong number of columns and
 // non-finite values, for every model kind, with errors naming the column
 // counts or the offending row and column.
@@ -950,6 +1009,8 @@ func TestFitErrors(t *testing.T) {
 		{"unknown solver", Problem{Space: Linear{}, Objective: graph.Identity(10), Solver: "magic"}, x, `unknown solver "magic"`},
 		{"invalid kernel", Problem{Space: Kernel{K: kernel.Kernel{Type: "rbf", Sigma: -1}}, Objective: graph.Identity(10)}, x, "sigma must be > 0"},
 		{"negative jitter", Problem{Space: Linear{}, Objective: graph.Identity(10), Jitter: -1}, x, "jitter"},
+		{"negative rank tolerance", Problem{Space: Linear{}, Objective: graph.Identity(10), RankTol: -1}, x, "RankTol: linalg: rank tolerance -1"},
+		{"rank tolerance 1", Problem{Space: Linear{}, Objective: graph.Identity(10), RankTol: 1}, x, "must be in [0, 1)"},
 	}
 	for _, c := range cases {
 		func() {

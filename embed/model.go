@@ -2,6 +2,7 @@ package embed
 
 import (
 	"fmt"
+	"math"
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
@@ -224,6 +225,11 @@ func ScaleOutputs(m Model, scale []float64) (Model, error) {
 	k := len(scale)
 	if k < 1 || k > m.Dims() {
 		return nil, fmt.Errorf("dims: %d scales for a model with %d outputs", k, m.Dims())
+	}
+	for j, v := range scale {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("embed: scale of output %d is %v; scales must be finite", j, v)
+		}
 	}
 	tm, err := Truncate(m, k)
 	if err != nil {

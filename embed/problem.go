@@ -281,6 +281,9 @@ func (p *Problem) check() error {
 	if err := p.Norm.check(); err != nil {
 		return err
 	}
+	if _, err := linalg.RankTolerance(p.RankTol); err != nil {
+		return fmt.Errorf("embed: RankTol: %w", err)
+	}
 	for _, r := range []struct {
 		name string
 		v    float64

@@ -144,6 +144,9 @@ func (p *ScatterProblem) Solve(ctx context.Context, s *Scatter) (*Result, error)
 	if err := p.Norm.check(); err != nil {
 		return nil, err
 	}
+	if _, err := linalg.RankTolerance(p.RankTol); err != nil {
+		return nil, fmt.Errorf("embed: RankTol: %w", err)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -57,7 +57,10 @@ func NewQMIConstants(y []int) (QMIConstants, error) {
 // QMIConstantsFromCounts computes the constants from the class counts J_c.
 func QMIConstantsFromCounts(counts []int) (QMIConstants, error) {
 	n := 0
-	for _, k := range counts {
+	for c, k := range counts {
+		if k < 0 {
+			return QMIConstants{}, fmt.Errorf("graph: QMI class %d has count %d; counts must be ≥ 0", c, k)
+		}
 		n += k
 	}
 	if n == 0 {

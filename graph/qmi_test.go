@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -420,6 +421,25 @@ func TestApproxQMIErrors(t *testing.T) {
 	}
 	if _, err := ApproxQMI(x, []int{0, -1, 1}, 1); err == nil {
 		t.Error("unlabeled row: want an error")
+	}
+}
+
+// QMIBlock refuses a negative class count, naming it; an empty class (a
+// gap in the labels) is allowed and gets the entries of a class of 0 rows.
+func TestQMIBlockCounts(t *testing.T) {
+	if _, err := QMIBlock([]int{-1, 3}); err == nil || !strings.Contains(err.Error(), "class 0 has count -1") {
+		t.Errorf("count -1: error %v", err)
+	}
+	if _, err := QMIBlock(nil); err == nil {
+		t.Error("no classes: want an error")
+	}
+	b, err := QMIBlock([]int{0, 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// n = 3: C_IN = 1/9, C_ALL = 9/81 = 1/9, C_BTW = (0, 3/27) → α₁ = 0.
+	if got := b.At(1, 1); math.Abs(got) > 1e-15 {
+		t.Errorf("α of the only class = %v, want 0", got)
 	}
 }
 

@@ -77,15 +77,15 @@ func (s DenseEigen) Eigs(ctx context.Context, a, b SymOperator, k int, order Ord
 	if k < 1 || k > n {
 		return nil, fmt.Errorf("linalg: dense eigensolver: k = %d pairs wanted, must be in [1, %d]", k, n)
 	}
-	if order != Largest && order != Smallest {
-		return nil, fmt.Errorf("linalg: dense eigensolver: unknown order %d", order)
+	if err := checkOrder("dense eigensolver", order); err != nil {
+		return nil, err
 	}
 	if b != nil && b.Dim() != n {
 		return nil, fmt.Errorf("linalg: dense eigensolver: A is %d×%d but B is %d×%d", n, n, b.Dim(), b.Dim())
 	}
-	tol := s.RankTol
-	if tol == 0 {
-		tol = 1e-10
+	tol, err := RankTolerance(s.RankTol)
+	if err != nil {
+		return nil, err
 	}
 	res := &EigenResult{}
 	ad := densify(a, res)

@@ -57,6 +57,9 @@ func SymEigContext(ctx context.Context, a mat.Symmetric, k int, order Order) ([]
 	if n == 0 {
 		return nil, nil, errors.New("linalg: empty matrix")
 	}
+	if err := checkOrder("eigen-decomposition", order); err != nil {
+		return nil, nil, err
+	}
 	if err := checkFiniteSym(a); err != nil {
 		return nil, nil, err
 	}
@@ -203,9 +206,15 @@ func GenSymEigContext(ctx context.Context, a, b mat.Symmetric, k int, opt GenOpt
 	if err := checkFiniteSym(b); err != nil {
 		return nil, nil, fmt.Errorf("constraint matrix B: %w", err)
 	}
-	tol := opt.RankTol
-	if tol == 0 {
-		tol = 1e-10
+	tol, err := RankTolerance(opt.RankTol)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := checkOrder("generalized eigen-decomposition", opt.Order); err != nil {
+		return nil, nil, err
+	}
+	if math.IsNaN(opt.Ridge) || math.IsInf(opt.Ridge, 0) {
+		return nil, nil, fmt.Errorf("linalg: ridge %v; must be finite", opt.Ridge)
 	}
 	bb := mat.NewSymDense(n, nil)
 	bb.CopySym(b)
@@ -346,4 +355,26 @@ func orthonormalBasis(a mat.Matrix) (*mat.Dense, error) {
 	var q mat.Dense
 	qr.QTo(&q)
 	return mat.DenseCopyOf(q.Slice(0, r, 0, c)), nil
+}
+
+// checkOrder refuses an Order that is neither Largest nor Smallest.
+func checkOrder(name string, order Order) error {
+	if order != Largest && order != Smallest {
+		return fmt.Errorf("linalg: %s: order %d is neither Largest (%d) nor Smallest (%d)", name, int(order), int(Largest), int(Smallest))
+	}
+	return nil
+}
+
+// RankTolerance returns the relative rank tolerance t to use: 1e-10 for
+// zero, t itself for 0 < t < 1, an error naming the value otherwise (a
+// negative tolerance keeps null directions, one of 1 or more drops every
+// direction, NaN compares false with everything).
+func RankTolerance(t float64) (float64, error) {
+	switch {
+	case t == 0:
+		return 1e-10, nil
+	case t > 0 && t < 1:
+		return t, nil
+	}
+	return 0, fmt.Errorf("linalg: rank tolerance %v; must be in [0, 1) (0 = 1e-10)", t)
 }

@@ -1,8 +1,10 @@
 package linalg
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -162,5 +164,34 @@ func TestGenSymEigBadInput(t *testing.T) {
 	}
 	if _, _, err := GenSymEig(a, mat.NewSymDense(2, []float64{math.NaN(), 0, 0, 1}), 0, GenOptions{}); err == nil {
 		t.Fatal("NaN constraint accepted")
+	}
+	b := mat.NewSymDense(2, []float64{2, 0, 0, 1})
+	for _, c := range []struct {
+		name string
+		opt  GenOptions
+		want string
+	}{
+		{"rank tolerance -1", GenOptions{RankTol: -1}, "rank tolerance -1; must be in [0, 1)"},
+		{"rank tolerance 2", GenOptions{RankTol: 2}, "rank tolerance 2"},
+		{"rank tolerance NaN", GenOptions{RankTol: math.NaN()}, "rank tolerance NaN"},
+		{"order 7", GenOptions{Order: 7}, "order 7 is neither Largest"},
+		{"ridge NaN", GenOptions{Ridge: math.NaN()}, "ridge NaN"},
+	} {
+		if _, _, err := GenSymEig(a, b, 1, c.opt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one mentioning %q", c.name, err, c.want)
+		}
+	}
+	if _, _, err := SymEig(a, 1, 7); err == nil || !strings.Contains(err.Error(), "order 7 is neither Largest") {
+		t.Errorf("SymEig order 7: error %v", err)
+	}
+	if _, err := (DenseEigen{RankTol: -1}).Eigs(context.Background(), SymDenseOp{a}, SymDenseOp{b}, 1, Smallest); err == nil || !strings.Contains(err.Error(), "rank tolerance -1") {
+		t.Errorf("DenseEigen rank tolerance -1: error %v", err)
+	}
+	// The default (0) and values inside (0, 1) are taken as given.
+	if tol, err := RankTolerance(0); err != nil || tol != 1e-10 {
+		t.Errorf("RankTolerance(0) = %v, %v; want 1e-10", tol, err)
+	}
+	if tol, err := RankTolerance(1e-6); err != nil || tol != 1e-6 {
+		t.Errorf("RankTolerance(1e-6) = %v, %v", tol, err)
 	}
 }

@@ -50,8 +50,8 @@ func iterValidate(ctx context.Context, name string, a, b SymOperator, k int, ord
 	if a == nil {
 		return 0, fmt.Errorf("linalg: %s: operator A is nil", name)
 	}
-	if order != Largest && order != Smallest {
-		return 0, fmt.Errorf("linalg: %s: order %d is neither Largest nor Smallest", name, int(order))
+	if err := checkOrder(name, order); err != nil {
+		return 0, err
 	}
 	n := a.Dim()
 	if n < 1 {

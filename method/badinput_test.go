@@ -343,6 +343,22 @@ func TestBadInputOneRowClass(t *testing.T) {
 	}
 }
 
+// ExplainedVariance needs the number of training rows, at least 2 (n − 1
+// divides), and says so.
+func TestBadInputExplainedVariance(t *testing.T) {
+	x, y := loadSklearn(t, "iris")
+	m, err := badNew(t, "pca", nil).Fit(x, y, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := m.(*Fitted)
+	for _, n := range []int{1, 0, -3} {
+		if _, err := ExplainedVariance(f, n); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("n = %d rows", n)) {
+			t.Errorf("n = %d: error %v", n, err)
+		}
+	}
+}
+
 // Transform of a fitted model with the wrong number of columns, or with
 // NaN, is an error naming the counts or the cell — for every method and
 // for the composed PCA+LDA model.

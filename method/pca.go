@@ -42,13 +42,17 @@ func (m PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 // ExplainedVariance returns the variance along each direction of a PCA or
 // KPCA fit on n rows: Values/(n−1) for PCA; for KPCA the eigenvalues of the
 // centred Gram matrix are reported unscaled (as scikit-learn's
-// eigenvalues_), so use Values directly.
-func ExplainedVariance(f *Fitted, n int) []float64 {
+// eigenvalues_), so use Values directly. n must be the number of training
+// rows, at least 2 (the variance of one row is undefined).
+func ExplainedVariance(f *Fitted, n int) ([]float64, error) {
+	if n < 2 {
+		return nil, fmt.Errorf("explained variance: n = %d rows; needs the fit's number of training rows, at least 2", n)
+	}
 	out := make([]float64, len(f.Values))
 	for i, v := range f.Values {
 		out[i] = v / float64(n-1)
 	}
-	return out
+	return out, nil
 }
 
 // KPCA is kernel PCA (Schölkopf et al.; a baseline of seeds 000 and 004):

@@ -67,7 +67,11 @@ func TestPCAMatchesSklearn(t *testing.T) {
 		}
 		f := m.(*Fitted)
 		n, _ := x.Dims()
-		relClose(t, name+" explained variance", ExplainedVariance(f, n), r.ExplainedVariance, 1e-8)
+		ev, err := ExplainedVariance(f, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		relClose(t, name+" explained variance", ev, r.ExplainedVariance, 1e-8)
 		if f.Dims() != len(r.Components) {
 			t.Fatalf("%s: %d components, want %d", name, f.Dims(), len(r.Components))
 		}

@@ -13,6 +13,7 @@ import (
 type dataFlags struct {
 	input                                            string
 	format, labelCol, classAttr, drop, missing       string
+	weights                                          string
 	nominal, labels, matFea, matGnd, matSamples, sep string
 	noLabels, noHeader                               bool
 	features                                         int
@@ -26,6 +27,7 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
 	fs.StringVar(&d.drop, "drop", "", "ARFF attributes to drop, comma-separated names or indices")
 	fs.StringVar(&d.missing, "missing", "", "rows with missing values ('?'): reject (default) or drop")
+	fs.StringVar(&d.weights, "arff-weights", "", "ARFF instance weights other than 1: reject (default) or ignore (read the rows unweighted)")
 	fs.StringVar(&d.nominal, "nominal", "", "ARFF nominal inputs: ordinal (default) or onehot")
 	fs.StringVar(&d.labels, "labels", "", "labels file for .npy data (.npy or one label per line)")
 	fs.StringVar(&d.matFea, "mat-fea", "", "MATLAB feature variable (default fea)")
@@ -42,7 +44,7 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 func (d *dataFlags) options() (data.Options, error) {
 	opt := data.Options{
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
-		Missing: d.missing, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
+		Missing: d.missing, Weights: d.weights, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
 		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
 	}
 	if d.drop != "" {

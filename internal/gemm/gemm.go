@@ -127,7 +127,7 @@ func (p *product) region(r0, r1, c0, c1 int) {
 	}
 	buf := pool.Get().(*buffers)
 	defer pool.Put(buf)
-	if r1-r0 <= skinnyRows {
+	if r1-r0 <= skinnyRows || c1-c0 <= skinnyRows {
 		p.skinny(buf, r0, r1, c0, c1)
 		return
 	}
@@ -148,58 +148,104 @@ func (p *product) region(r0, r1, c0, c1 int) {
 	}
 }
 
-// skinnyRows is the most rows of C that skinny computes: a block iteration
-// (Lanczos's 4 vectors against a 10 000×10 000 kernel matrix) would
-// otherwise pack the large operand at every product, three passes over
-// it where the product needs one.
-const skinnyRows = 4
+// skinnyRows is the most rows (or columns) of C that skinny computes.
+// Below it a product with few rows (a block Lanczos step's 4 vectors, a
+// regression solver's C − 1 = 9 right-hand sides, against a 10 000×10 000
+// kernel matrix) would otherwise pack the large operand at every product,
+// for at most two tiles of the packed kernel: the packing cost more than
+// the arithmetic (GDA on 10 000 MNIST rows spent 47 % of its fit in
+// packB). skinny reads the large operand once per 12 rows instead. A
+// product with few columns is the same product transposed.
+const skinnyRows = 12
 
-// skinny computes rows [r0, r1) (at most skinnyRows) and columns [c0, c1)
-// of C without packing B: kern4x4s reads B where it is stored, 4 columns
-// at a time, with the rows of A packed in one 4-lane panel per block of kc
-// steps. Each element gets exactly the arithmetic of the packed path.
+// skinny computes rows [r0, r1) and columns [c0, c1) of C, one of the two
+// ranges having at most skinnyRows entries, without packing the large
+// operand. The short side's operand (rows of op(A), or columns of op(B)
+// when C has few columns) is packed in one panel of w = 4 or 12 lanes per
+// block of kc steps; kern4x4s or kern12x4s reads the other where it is
+// stored, 4 vectors at a time. Each element gets exactly the arithmetic of
+// the packed path (the products a·b and b·a of a fused multiply-add are
+// the same number).
 func (p *product) skinny(buf *buffers, r0, r1, c0, c1 int) {
-	rows := r1 - r0
-	var sstride, jstride int // byte strides of op(B) along the steps and the columns
-	if p.transB {
-		sstride, jstride = 8, 8*p.ldb
-	} else {
-		sstride, jstride = 8*p.ldb, 8
+	cols := r1-r0 > skinnyRows // few columns: lanes are columns of C
+	lanes, l0, s0, s1 := r1-r0, r0, c0, c1
+	if cols {
+		lanes, l0, s0, s1 = c1-c0, c0, r0, r1
 	}
-	acc := &buf.acc
+	w, kern := 4, kern4x4s
+	if lanes > 4 {
+		w, kern = 12, kern12x4s
+	}
+	// Byte strides of the streamed operand along the steps and from one
+	// of its vectors to the next: columns of op(B), or rows of op(A).
+	var sstride, vstride int
+	switch {
+	case !cols && p.transB, cols && !p.transA:
+		sstride, vstride = 8, 8*p.ldb
+		if cols {
+			vstride = 8 * p.lda
+		}
+	case !cols:
+		sstride, vstride = 8*p.ldb, 8
+	default:
+		sstride, vstride = 8*p.lda, 8
+	}
+	// lane returns op(A)[l0+i][s] or op(B)[s][l0+i]; vec the address of
+	// the streamed operand's vector v at step s.
+	lane := func(i, s int) float64 {
+		if cols {
+			return p.bVal(s, l0+i)
+		}
+		return p.aVal(l0+i, s)
+	}
+	vec := func(v, s int) *float64 {
+		if cols {
+			return p.aAt(v, s)
+		}
+		return p.bAt(s, v)
+	}
+	acc := buf.acc[:w*4]
 	for pc := 0; pc < p.k; pc += kc {
 		kb := min(kc, p.k-pc)
-		buf.ap = grow(buf.ap, skinnyRows*kb)
+		buf.ap = grow(buf.ap, w*kb)
 		ap := buf.ap
-		for i := 0; i < skinnyRows; i++ {
+		for i := 0; i < w; i++ {
 			for s := 0; s < kb; s++ {
 				v := 0.0
-				if i < rows {
-					if p.transA {
-						v = p.a[(pc+s)*p.lda+r0+i]
-					} else {
-						v = p.a[(r0+i)*p.lda+pc+s]
-					}
+				if i < lanes {
+					v = lane(i, pc+s)
 				}
-				ap[s*skinnyRows+i] = v
+				ap[s*w+i] = v
 			}
 		}
-		for j := c0; j < c1; j += skinnyRows {
-			nn := min(skinnyRows, c1-j)
-			if nn == skinnyRows {
-				kern4x4s(kb, &ap[0], p.bAt(pc, j), sstride, jstride, &acc[0])
-				p.addSkinny(acc[:], r0, rows, j, nn)
+		for v := s0; v < s1; v += 4 {
+			nv := min(4, s1-v)
+			if nv == 4 {
+				kern(kb, &ap[0], vec(v, pc), sstride, vstride, &acc[0])
+				p.addSkinny(acc, w, cols, l0, lanes, v, nv)
 				continue
 			}
-			for jj := 0; jj < nn; jj++ { // the last columns one by one: no read past B
-				kern4x4s(kb, &ap[0], p.bAt(pc, j+jj), sstride, 0, &acc[0])
-				p.addSkinny(acc[:], r0, rows, j+jj, 1)
+			for vv := 0; vv < nv; vv++ { // the last vectors one by one: no read past the operand
+				kern(kb, &ap[0], vec(v+vv, pc), sstride, 0, &acc[0])
+				p.addSkinny(acc, w, cols, l0, lanes, v+vv, 1)
 			}
 		}
 	}
 }
 
-// bAt is the address of op(B)[s][j].
+// aVal is op(A)[i][s]; aAt its address.
+func (p *product) aVal(i, s int) float64 { return *p.aAt(i, s) }
+
+func (p *product) aAt(i, s int) *float64 {
+	if p.transA {
+		return &p.a[s*p.lda+i]
+	}
+	return &p.a[i*p.lda+s]
+}
+
+// bVal is op(B)[s][j]; bAt its address.
+func (p *product) bVal(s, j int) float64 { return *p.bAt(s, j) }
+
 func (p *product) bAt(s, j int) *float64 {
 	if p.transB {
 		return &p.b[j*p.ldb+s]
@@ -207,11 +253,17 @@ func (p *product) bAt(s, j int) *float64 {
 	return &p.b[s*p.ldb+j]
 }
 
-// addSkinny adds α times kern4x4s's output for columns j … j+nn−1 to C.
-func (p *product) addSkinny(acc []float64, r0, rows, j, nn int) {
-	for jj := 0; jj < nn; jj++ {
-		for i := 0; i < rows; i++ {
-			p.c[(r0+i)*p.ldc+j+jj] += float64(p.alpha * acc[jj*skinnyRows+i])
+// addSkinny adds α times a skinny kernel's output (w lanes a vector, nv
+// vectors from v) to C: lanes are rows l0 … of C and vectors its columns,
+// or, when cols, lanes are columns and vectors rows.
+func (p *product) addSkinny(acc []float64, w int, cols bool, l0, lanes, v, nv int) {
+	for vv := 0; vv < nv; vv++ {
+		for i := 0; i < lanes; i++ {
+			r, c := l0+i, v+vv
+			if cols {
+				r, c = v+vv, l0+i
+			}
+			p.c[r*p.ldc+c] += float64(p.alpha * acc[vv*w+i])
 		}
 	}
 }
@@ -263,6 +315,10 @@ func (p *product) scale(r0, r1, c0, c1 int) {
 func (p *product) packA(dst []float64, ic, pc, mb, kb int) {
 	for i0 := 0; i0 < mb; i0 += mr {
 		pan := dst[i0*kb : (i0+mr)*kb]
+		if i0+mr <= mb {
+			p.packA6(pan, ic+i0, pc, kb)
+			continue
+		}
 		for ii := 0; ii < mr; ii++ {
 			i := i0 + ii
 			if i >= mb {
@@ -294,6 +350,10 @@ func (p *product) packB(dst []float64, pc, jc, kb, nb int) {
 		pan := dst[j0*kb : (j0+nr)*kb]
 		nn := min(nr, nb-j0)
 		if p.transB { // op(B)[s, j] = b[j·ldb + s]
+			if nn == nr {
+				p.packBT8(pan, pc, jc+j0, kb)
+				continue
+			}
 			for jj := 0; jj < nr; jj++ {
 				if jj >= nn {
 					for s := 0; s < kb; s++ {
@@ -314,6 +374,50 @@ func (p *product) packB(dst []float64, pc, jc, kb, nb int) {
 			copy(d, src[:nn])
 			clear(d[nn:])
 		}
+	}
+}
+
+// packA6 packs a full panel of mr = 6 rows of op(A), rows i … i+5 at
+// steps pc … pc+kb−1, a step at a time: the 6 values of a step are
+// contiguous in a transposed A, and in A itself the 6 rows are read side
+// by side (a row at a time read a transposed A with a stride of a whole
+// row per value, and wrote every cache line of the panel 6 times).
+func (p *product) packA6(pan []float64, i, pc, kb int) {
+	pan = pan[:kb*mr]
+	if p.transA { // op(A)[i, s] = a[s·lda + i]
+		for s := range kb {
+			o := (pc+s)*p.lda + i
+			copy(pan[s*mr:s*mr+mr], p.a[o:o+mr])
+		}
+		return
+	}
+	row := func(ii int) []float64 {
+		o := (i+ii)*p.lda + pc
+		return p.a[o : o+kb : o+kb]
+	}
+	a0, a1, a2, a3, a4, a5 := row(0), row(1), row(2), row(3), row(4), row(5)
+	for s := range kb {
+		d := pan[s*mr : s*mr+mr : s*mr+mr]
+		d[0], d[1], d[2] = a0[s], a1[s], a2[s]
+		d[3], d[4], d[5] = a3[s], a4[s], a5[s]
+	}
+}
+
+// packBT8 packs a full panel of nr = 8 columns of a transposed B, steps
+// pc … pc+kb−1 of columns j … j+7: the 8 rows of b are read side by side
+// and each step's 8 values written together (a column at a time wrote
+// every cache line of the panel 8 times).
+func (p *product) packBT8(pan []float64, pc, j, kb int) {
+	row := func(jj int) []float64 {
+		o := (j+jj)*p.ldb + pc
+		return p.b[o : o+kb : o+kb]
+	}
+	b0, b1, b2, b3, b4, b5, b6, b7 := row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)
+	pan = pan[:kb*nr]
+	for s := range kb {
+		d := pan[s*nr : s*nr+nr : s*nr+nr]
+		d[0], d[1], d[2], d[3] = b0[s], b1[s], b2[s], b3[s]
+		d[4], d[5], d[6], d[7] = b4[s], b5[s], b6[s], b7[s]
 	}
 }
 

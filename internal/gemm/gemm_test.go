@@ -94,7 +94,9 @@ func cases() []gemmCase {
 	shapes := [][3]int{
 		{1, 1, 1}, {1, 7, 3}, {5, 1, 9}, {6, 8, 1}, {7, 9, 2}, {13, 17, 255}, {13, 17, 256}, {13, 17, 257},
 		{120, 8, 40}, {121, 3073, 5}, {37, 41, 600}, {300, 20, 513}, {2, 5000, 30}, {250, 250, 250},
-		{3, 37, 600}, {4, 9, 513}, {4, 4, 257}, {1, 3, 1000}, // the skinny path, several k-blocks
+		{3, 37, 600}, {4, 9, 513}, {4, 4, 257}, {1, 3, 1000}, // the 4-lane skinny kernel, several k-blocks
+		{9, 37, 600}, {12, 13, 257}, {11, 4, 300}, {8, 3, 70}, // the 12-lane one
+		{200, 3, 600}, {37, 12, 300}, {50, 5, 257}, {13, 1, 9}, // few columns: the skinny kernels on the transposed product
 	}
 	tr := []blas.Transpose{blas.NoTrans, blas.Trans}
 	for i, s := range shapes {
@@ -157,7 +159,7 @@ func TestDgemmShapeAndThreadIndependence(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2, 3, 8} {
 		runtime.GOMAXPROCS(procs)
-		for _, chunk := range []int{1, 5, 6, 64, 301} {
+		for _, chunk := range []int{1, 5, 6, 9, 12, 13, 64, 301} {
 			part := make([]float64, m*n)
 			for r0 := 0; r0 < m; r0 += chunk {
 				rows := min(chunk, m-r0)
@@ -169,15 +171,18 @@ func TestDgemmShapeAndThreadIndependence(t *testing.T) {
 				}
 			}
 		}
-		// Columns too (the transposed product's chunks).
-		half := make([]float64, m*n)
-		for _, c0 := range []int{0, 517} {
-			c1 := map[int]int{0: 517, 517: n}[c0]
-			Dgemm(blas.NoTrans, blas.NoTrans, m, c1-c0, k, 1, a, k, b[c0:], n, 0, half[c0:], n)
-		}
-		for i := range whole {
-			if math.Float64bits(half[i]) != math.Float64bits(whole[i]) {
-				t.Fatalf("GOMAXPROCS %d, two column blocks: element %d differs", procs, i)
+		// Columns too (the transposed product's chunks), in blocks of the
+		// packed path and of the few-columns one.
+		for _, width := range []int{517, 12, 7, 4, 1} {
+			part := make([]float64, m*n)
+			for c0 := 0; c0 < n; c0 += width {
+				c1 := min(n, c0+width)
+				Dgemm(blas.NoTrans, blas.NoTrans, m, c1-c0, k, 1, a, k, b[c0:], n, 0, part[c0:], n)
+			}
+			for i := range whole {
+				if math.Float64bits(part[i]) != math.Float64bits(whole[i]) {
+					t.Fatalf("GOMAXPROCS %d, column blocks of %d: element %d differs", procs, width, i)
+				}
 			}
 		}
 	}

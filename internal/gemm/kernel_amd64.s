@@ -121,3 +121,80 @@ sstore:
 	VMOVUPD Y7, 96(DX)
 	VZEROUPPER
 	RET
+
+// func kern12x4s(k int, a, b *float64, sstride, jstride int, c *float64)
+//
+// kern4x4s for up to 12 rows of A: a is a packed panel of 12 rows (k
+// steps of 12), B is read as by kern4x4s, and c[jj*12+i] = Σ_p
+// a[p*12+i]·B[p][jj], each a chain of fused multiply-adds in increasing p
+// from zero. Twelve accumulators (Y4-Y15), three for the rows of A and
+// one for the broadcast element of B: every element of B read is used by
+// 12 rows, so a block product of up to 12 vectors reads a large B once.
+TEXT ·kern12x4s(SB), NOSPLIT, $0-48
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ b+16(FP), R8
+	MOVQ sstride+24(FP), BX
+	MOVQ jstride+32(FP), AX
+	MOVQ c+40(FP), DX
+	LEAQ (R8)(AX*1), R9
+	LEAQ (R9)(AX*1), R10
+	LEAQ (R10)(AX*1), R11
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+	TESTQ CX, CX
+	JEQ   tstore
+
+tloop:
+	VMOVUPD      (SI), Y0
+	VMOVUPD      32(SI), Y1
+	VMOVUPD      64(SI), Y2
+	VBROADCASTSD (R8), Y3
+	VFMADD231PD  Y3, Y0, Y4
+	VFMADD231PD  Y3, Y1, Y5
+	VFMADD231PD  Y3, Y2, Y6
+	VBROADCASTSD (R9), Y3
+	VFMADD231PD  Y3, Y0, Y7
+	VFMADD231PD  Y3, Y1, Y8
+	VFMADD231PD  Y3, Y2, Y9
+	VBROADCASTSD (R10), Y3
+	VFMADD231PD  Y3, Y0, Y10
+	VFMADD231PD  Y3, Y1, Y11
+	VFMADD231PD  Y3, Y2, Y12
+	VBROADCASTSD (R11), Y3
+	VFMADD231PD  Y3, Y0, Y13
+	VFMADD231PD  Y3, Y1, Y14
+	VFMADD231PD  Y3, Y2, Y15
+	ADDQ         $96, SI
+	ADDQ         BX, R8
+	ADDQ         BX, R9
+	ADDQ         BX, R10
+	ADDQ         BX, R11
+	DECQ         CX
+	JNE          tloop
+
+tstore:
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	VMOVUPD Y6, 64(DX)
+	VMOVUPD Y7, 96(DX)
+	VMOVUPD Y8, 128(DX)
+	VMOVUPD Y9, 160(DX)
+	VMOVUPD Y10, 192(DX)
+	VMOVUPD Y11, 224(DX)
+	VMOVUPD Y12, 256(DX)
+	VMOVUPD Y13, 288(DX)
+	VMOVUPD Y14, 320(DX)
+	VMOVUPD Y15, 352(DX)
+	VZEROUPPER
+	RET

@@ -10,4 +10,9 @@ func kern4x4s(k int, a, b *float64, sstride, jstride int, c *float64) {
 	panic("gemm: no kernel on this machine")
 }
 
+// kern12x4s is never called where there is no kernel.
+func kern12x4s(k int, a, b *float64, sstride, jstride int, c *float64) {
+	panic("gemm: no kernel on this machine")
+}
+
 func hasKernel() bool { return false }

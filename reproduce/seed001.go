@@ -3,6 +3,7 @@ package reproduce
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
 
 	"github.com/dimred/dimred/classify"
@@ -10,6 +11,7 @@ import (
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/plot"
+	"gonum.org/v1/gonum/mat"
 )
 
 // Seed001Options selects the seed 001 experiments.
@@ -102,7 +104,7 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 			return nil, err
 		}
 		if !opt.SkipORL {
-			if err := seed001ORL(opt.Context, dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names, opt.Params); err != nil {
+			if _, _, err := seed001ORL(opt.Context, dataRoot(opt.Shared, opt.DataDir), opt.OutDir, names, opt.Params); err != nil {
 				return nil, err
 			}
 		}
@@ -115,14 +117,19 @@ func Seed001(opt Seed001Options) (*Seed001Result, error) {
 // Belhumeur et al.): Fisherfaces (fisherfaces), whose classes stay spread
 // as the paper's Fig. 3a shows; our default null-space LDA would collapse
 // every training class to a point, as AQMIDA nearly does.
-func seed001ORL(ctx context.Context, dataDir, dir string, names []string, ov *Overrides) error {
+//
+// It returns, per method, the within-class share of the projection's
+// spread (withinShare), and the number of leading eigenvalues of the
+// method's full fit equal to the first to 1e-9 relative (a degenerate
+// leading eigenspace: every plane in it is optimal).
+func seed001ORL(ctx context.Context, dataDir, dir string, names []string, ov *Overrides) (within []float64, tied []int, err error) {
 	orl, err := data.Load(filepath.Join(dataDir, "faces", "orl_32x32.csv.gz"), data.Options{})
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for _, n := range names {
 		if err := canceled(ctx); err != nil {
-			return err
+			return nil, nil, err
 		}
 		var own map[string]string
 		if n == "lda" {
@@ -130,21 +137,70 @@ func seed001ORL(ctx context.Context, dataDir, dir string, names []string, ov *Ov
 		}
 		m, err := method.New(n, ov.apply(n, own))
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		f, err := m.Fit(orl.X, orl.Y, 2)
 		if err != nil {
-			return fmt.Errorf("ORL %s: %w", n, err)
+			return nil, nil, fmt.Errorf("ORL %s: %w", n, err)
 		}
 		z, err := f.Transform(orl.X)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
+		within = append(within, withinShare(z, orl.Y))
+		full, err := m.Fit(orl.X, orl.Y, 0)
+		if err != nil {
+			return nil, nil, fmt.Errorf("ORL %s, all dimensions: %w", n, err)
+		}
+		var vals []float64
+		if ft, ok := full.(*method.Fitted); ok {
+			vals = ft.Values
+		}
+		tied = append(tied, leadingTies(vals))
 		err = plot.Scatter(filepath.Join(dir, "seed001_orl_"+n+".png"), z, orl.Y, orl.ClassNames,
 			plot.ScatterOptions{Title: "ORL, all 400 faces: " + n + " (seed 001 Fig. 2)", MaxLegend: 40, Width: 900, Height: 1000})
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
-	return nil
+	return within, tied, nil
+}
+
+// leadingTies is the number of values equal to the first to 1e-9
+// relative (1 for a simple leading eigenvalue, 0 for none).
+func leadingTies(vals []float64) int {
+	k := 0
+	for k < len(vals) && math.Abs(vals[k]-vals[0]) <= 1e-9*math.Abs(vals[0]) {
+		k++
+	}
+	return k
+}
+
+// withinShare is the within-class sum of squares of the rows of z over
+// their total sum of squares about the mean: 0 when every class is a
+// point, near 1 when the classes overlap entirely.
+func withinShare(z *mat.Dense, y []int) float64 {
+	n, d := z.Dims()
+	sum, count := map[int][]float64{}, map[int]float64{}
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		if sum[y[i]] == nil {
+			sum[y[i]] = make([]float64, d)
+		}
+		count[y[i]]++
+		for j := 0; j < d; j++ {
+			sum[y[i]][j] += z.At(i, j)
+			mean[j] += z.At(i, j) / float64(n)
+		}
+	}
+	within, total := 0.0, 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < d; j++ {
+			w := z.At(i, j) - sum[y[i]][j]/count[y[i]]
+			t := z.At(i, j) - mean[j]
+			within += w * w
+			total += t * t
+		}
+	}
+	return within / total
 }

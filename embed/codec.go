@@ -96,12 +96,17 @@ type MatrixJSON struct {
 	Data []float64 `json:"data"`
 }
 
-// ToJSONMat returns the JSON form of m (nil for nil).
+// ToJSONMat returns the JSON form of m (nil for nil). Its Data shares m's
+// storage when m is contiguous (a model's coefficients can be gigabytes:
+// the JSON form is for encoding, not to be changed).
 func ToJSONMat(m *mat.Dense) *MatrixJSON {
 	if m == nil {
 		return nil
 	}
 	r, c := m.Dims()
+	if raw := m.RawMatrix(); raw.Stride == c {
+		return &MatrixJSON{Rows: r, Cols: c, Data: raw.Data[:r*c : r*c]}
+	}
 	return &MatrixJSON{Rows: r, Cols: c, Data: mat.DenseCopyOf(m).RawMatrix().Data}
 }
 

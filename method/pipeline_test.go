@@ -3,6 +3,8 @@ package method
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -100,6 +102,84 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one containing %q", c.name, err, c.want)
 		}
+	}
+}
+
+// The checksum hashes the model where it lies, and must be the SHA-256 of
+// json.Marshal of the file, as version-3 files define it: compared on
+// compact models, on models Marshal would change (indented, with
+// characters it escapes), and on a file written in the layout of the
+// earlier Save (everything indented, the model one number a line), which
+// must still load. A saved file keeps its model on one line.
+func TestModelFileChecksumAndLayout(t *testing.T) {
+	p, err := PipelineSpec{Method: "kpca", Params: map[string]string{"sigma": "2"}, Scale: "minmax"}.Fit(context.Background(), datasets.Iris())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	var f File
+	if err := json.Unmarshal(buf.Bytes(), &f); err != nil {
+		t.Fatal(err)
+	}
+	marshalSum := func(f File) string {
+		f.Checksum = ""
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sha256.Sum256(b)
+		return hex.EncodeToString(s[:])
+	}
+	if f.Checksum != marshalSum(f) {
+		t.Fatalf("saved checksum %s, json.Marshal gives %s", f.Checksum, marshalSum(f))
+	}
+	var ind bytes.Buffer
+	json.Indent(&ind, f.Model, "", "  ")
+	for _, model := range []json.RawMessage{f.Model, ind.Bytes(), json.RawMessage(`{"kind":"x<y>&z"}`), json.RawMessage(`[1, 2]`)} {
+		g := f
+		g.Model = model
+		got, err := g.checksum()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := marshalSum(g); got != want {
+			t.Errorf("model %.40q: checksum %s, json.Marshal gives %s", model, got, want)
+		}
+	}
+	lines := strings.Split(buf.String(), "\n")
+	n := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, ` "model": {`) {
+			n++
+			if !strings.HasSuffix(l, "},") || !json.Valid([]byte(strings.TrimSuffix(strings.TrimPrefix(l, ` "model": `), ","))) {
+				t.Errorf("model line is not one JSON value: %.80s…", l)
+			}
+		}
+	}
+	if n != 1 || len(lines) > len(f.Values)+60 { // the values and the preprocessing stay one number a line
+		t.Errorf("%d model lines in a file of %d lines (%d values); want the model on one line", n, len(lines), len(f.Values))
+	}
+	// The earlier layout.
+	var old bytes.Buffer
+	enc := json.NewEncoder(&old)
+	enc.SetIndent("", " ")
+	if err := enc.Encode(f); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Count(old.String(), "\n") < 100 {
+		t.Fatal("the earlier layout should put the model's numbers on lines of their own")
+	}
+	q, err := LoadPipeline(bytes.NewReader(old.Bytes()))
+	if err != nil {
+		t.Fatalf("a file in the earlier layout: %v", err)
+	}
+	z0, _ := p.Transform(datasets.Iris().X)
+	z1, _ := q.Transform(datasets.Iris().X)
+	if !mat.Equal(z0, z1) {
+		t.Error("the earlier layout loads another model")
 	}
 }
 

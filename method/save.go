@@ -50,20 +50,83 @@ type File struct {
 
 // checksum returns the SHA-256 of the compact JSON of f without its
 // checksum. Compact JSON of the same values is the same bytes (map keys
-// sorted, raw fields compacted), whatever the file's indentation.
+// sorted, raw fields compacted), whatever the file's indentation. The
+// model, which can be gigabytes (a kernel model of 10 000 rows keeps up
+// to 10 000×9 999 coefficients), is hashed where it lies when it is
+// already compact, instead of through copies of it.
 func (f File) checksum() (string, error) {
-	f.Checksum = ""
-	b, err := json.Marshal(f)
-	if err != nil {
+	h := sha256.New()
+	if err := f.writeCompact(h); err != nil {
 		return "", err
 	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// writeCompact writes json.Marshal(f) without its checksum to w: the
+// envelope through json.Marshal, the model's raw bytes as they are when
+// they are compact JSON that Marshal would not change (compactRaw).
+func (f File) writeCompact(w io.Writer) error {
+	f.Checksum = ""
+	model := f.Model
+	if !compactRaw(model) {
+		b, err := json.Marshal(f)
+		if err != nil {
+			return err
+		}
+		_, err = w.Write(b)
+		return err
+	}
+	head, tail, err := f.envelope(false)
+	if err != nil {
+		return err
+	}
+	for _, part := range [][]byte{head, model, tail} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// envelope returns f's JSON (indented with one space, or compact) cut
+// where the model's value goes: "model" is the last field but the
+// checksum, so head ends with its key and tail holds what follows.
+func (f File) envelope(indent bool) (head, tail []byte, err error) {
+	f.Model = json.RawMessage("0")
+	var b []byte
+	key := []byte(`"model":0`)
+	if indent {
+		b, err = json.MarshalIndent(f, "", " ")
+		key = []byte("\n \"model\": 0")
+	} else {
+		b, err = json.Marshal(f)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	at := bytes.LastIndex(b, key)
+	if at < 0 {
+		return nil, nil, fmt.Errorf("model file: internal error: no model field in %.80q", b)
+	}
+	cut := at + len(key) - 1 // before the placeholder 0
+	return b[:cut], b[cut+1:], nil
+}
+
+// compactRaw reports whether raw (valid JSON) is already what
+// json.Marshal writes for it: no whitespace, and none of the characters
+// Marshal escapes in strings (<, >, &, U+2028, U+2029).
+func compactRaw(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	return !bytes.ContainsAny(raw, " \t\n\r<>&\u2028\u2029")
 }
 
 // Save writes f (with its engine model) as a model file; meta gives the
 // metadata (Method defaults to f.Name, Features to the model's input
-// columns). Pipeline.Save is the usual way to save a model.
+// columns). Pipeline.Save is the usual way to save a model. The metadata
+// are indented, one field a line; the model is one line of compact JSON,
+// written from the bytes MarshalModel made, without further copies.
 func Save(w io.Writer, meta File, f *Fitted) error {
 	b, err := embed.MarshalModel(f.Model)
 	if err != nil {
@@ -80,14 +143,16 @@ func Save(w io.Writer, meta File, f *Fitted) error {
 	if meta.Checksum, err = meta.checksum(); err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", " ")
-	if err := enc.Encode(meta); err != nil {
+	head, tail, err := meta.envelope(true)
+	if err != nil {
 		return err
 	}
-	_, err = w.Write(buf.Bytes())
-	return err
+	for _, part := range [][]byte{head, b, tail, []byte("\n")} {
+		if _, err := w.Write(part); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load reads a model file written by Save; name is used in errors. It

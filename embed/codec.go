@@ -105,7 +105,7 @@ func ToJSONMat(m *mat.Dense) *MatrixJSON {
 	}
 	r, c := m.Dims()
 	if raw := m.RawMatrix(); raw.Stride == c {
-		return &MatrixJSON{Rows: r, Cols: c, Data: raw.Data[:r*c : r*c]}
+		return &MatrixJSON{Rows: r, Cols: c, Data: raw.Data[: r*c : r*c]}
 	}
 	return &MatrixJSON{Rows: r, Cols: c, Data: mat.DenseCopyOf(m).RawMatrix().Data}
 }

@@ -2,6 +2,7 @@ package embed
 
 import (
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -736,9 +737,19 @@ func TestUnmarshalModelRejectsCorrupt(t *testing.T) {
 		{"not JSON", "{", "model:"},
 		{"unknown kind", `{"kind":"quadratic"}`, `unknown kind "quadratic"`},
 		{"missing kind", `{}`, `unknown kind ""`},
-		{"w data too short", mutate(lin, func(e map[string]any) { wOf(e)["data"] = []float64{1, 2, 3} }), "matrix w is missing or has the wrong size"},
-		{"w rows zero", mutate(lin, func(e map[string]any) { wOf(e)["rows"] = 0 }), "wrong size"},
-		{"w negative cols", mutate(lin, func(e map[string]any) { wOf(e)["cols"] = -2 }), "wrong size"},
+		{"w data too short", mutate(lin, func(e map[string]any) { wOf(e)["data"] = []float64{1, 2, 3} }), "matrix w is 3×2, so it needs 6 values; it has 3"},
+		{"w rows zero", mutate(lin, func(e map[string]any) { wOf(e)["rows"] = 0 }), "matrix w is missing or has no rows or columns"},
+		{"w negative cols", mutate(lin, func(e map[string]any) { wOf(e)["cols"] = -2 }), "no rows or columns"},
+		{"w float64le short", mutate(lin, func(e map[string]any) { delete(wOf(e), "data"); wOf(e)["float64le"] = make([]byte, 40) }),
+			"matrix w is 3×2, so its float64le needs 8·6 = 48 bytes; it has 40"},
+		{"w data and float64le", mutate(lin, func(e map[string]any) { wOf(e)["float64le"] = make([]byte, 48) }), "matrix w has both data and float64le"},
+		{"w float64le NaN", mutate(lin, func(e map[string]any) {
+			b := make([]byte, 48)
+			binary.LittleEndian.PutUint64(b[16:], math.Float64bits(math.NaN()))
+			delete(wOf(e), "data")
+			wOf(e)["float64le"] = b
+		}), "model matrix w"},
+		{"w float64le not base64", strings.Replace(linJS, `"data":[1,2,3,4,5,6]`, `"float64le":"not base64!"`, 1), "model:"},
 		{"w missing", mutate(lin, func(e map[string]any) { delete(e, "w") }), "matrix w is missing"},
 		{"mean too long", mutate(lin, func(e map[string]any) { e["mean"] = []float64{1, 2, 3, 4} }), "w has 3 rows but mean has 4 entries"},
 		{"NaN literal", strings.Replace(linJS, `"data":[1`, `"data":[NaN`, 1), "model:"},
@@ -778,6 +789,74 @@ func TestUnmarshalModelRejectsCorrupt(t *testing.T) {
 	}
 	if _, err := MarshalModel(engOtherModel{}); err == nil || !strings.Contains(err.Error(), "cannot save") {
 		t.Errorf("MarshalModel of a foreign model: %v", err)
+	}
+}
+
+// Matrices of BinaryMatrixMin values or more are written as little-endian
+// doubles (float64le), smaller ones as decimal data; both decode to the
+// same bits, a strided view included, and a model with a binary train and
+// coefficient matrix transforms new rows bit-identically after the round
+// trip, from fewer bytes than decimal JSON takes.
+func TestModelJSONBinaryMatrices(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n, d := 300, 250 // 75 000 training values, binary
+	big := engRand(rng, n+3, d+7)
+	train := big.Slice(2, n+2, 3, d+3).(*mat.Dense) // a strided view
+	a := engRand(rng, n, 3)                         // 900 values, decimal
+	means := make([]float64, n)
+	for i := range means {
+		means[i] = rng.Float64()
+	}
+	m := &KernelModel{Kernel: kernel.RBF(4), Train: train, Center: kernel.Centering{ColMeans: means, GrandMean: 0.3}, A: a}
+	b, err := MarshalModel(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var probe struct {
+		Train, W MatrixJSON
+	}
+	if err := json.Unmarshal(b, &probe); err != nil {
+		t.Fatal(err)
+	}
+	if len(probe.Train.Float64LE) != 8*n*d || probe.Train.Data != nil {
+		t.Errorf("train (%d values): %d float64le bytes and %d data values, want %d bytes and none", n*d, len(probe.Train.Float64LE), len(probe.Train.Data), 8*n*d)
+	}
+	if probe.W.Float64LE != nil || len(probe.W.Data) != n*3 {
+		t.Errorf("w (%d values): %d float64le bytes and %d data values, want decimal", n*3, len(probe.W.Float64LE), len(probe.W.Data))
+	}
+	bin, err := probe.Train.Dense("train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec, err := (&MatrixJSON{Rows: n, Cols: d, Data: mat.DenseCopyOf(train).RawMatrix().Data}).Dense("train")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !engBitEqual(bin, dec) || !engBitEqual(bin, train) {
+		t.Error("the float64le matrix does not decode to the bits of the matrix")
+	}
+	decimal, err := json.Marshal(struct{ Data []float64 }{mat.DenseCopyOf(train).RawMatrix().Data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(b) >= len(decimal) {
+		t.Errorf("model with binary train: %d bytes, not fewer than the %d of the train's decimal values alone", len(b), len(decimal))
+	}
+	m2, err := UnmarshalModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xn := engRand(rng, 5, d)
+	z1, err := m.Transform(xn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z2, err := m2.Transform(xn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !engBitEqual(z1, z2) {
+		t.Errorf("transform after the round trip differs (max %.3g)", engMaxAbsDiff(z1, z2))
 	}
 }
 

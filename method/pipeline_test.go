@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -79,9 +80,10 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 	}
 	i := strings.Index(good, `"model"`) + strings.IndexAny(good[strings.Index(good, `"model"`):], "123456789")
 	for _, c := range []struct{ name, file, want string }{
-		{"truncated", good[:len(good)/2], "truncated"},
+		{"truncated", good[:len(good)/2], "not a dimred model or truncated (unexpected end of JSON input)"},
+		{"bytes after the end", good + "}", "not a dimred model or truncated (invalid character '}' after top-level value)"},
 		{"tampered", good[:i] + string('0'+(good[i]-'0'+1)%10) + good[i+1:], "checksum"},
-		{"newer", strings.Replace(good, `"version": 3`, `"version": 4`, 1), "newer dimred"},
+		{"newer", strings.Replace(good, fmt.Sprintf(`"version": %d`, FileVersion), fmt.Sprintf(`"version": %d`, FileVersion+1), 1), "newer dimred"},
 		{"unknown method", resigned(func(f *File) { f.Method = "lda2" }), `unknown method "lda2"`},
 		{"features", resigned(func(f *File) { f.Features = 5 }), "5 features, but its preprocessing and model take 4"},
 		{"names", resigned(func(f *File) { f.FeatureNames = f.FeatureNames[:2] }), "2 feature names for 4 features"},
@@ -91,7 +93,7 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 			f.Checksum = ""
 			b, _ := json.Marshal(f)
 			return string(b)
-		}(), "version 3 files carry a checksum, and this one has none"},
+		}(), fmt.Sprintf("version %d files carry a checksum, and this one has none", FileVersion)},
 		{"not json", "hello", "not a dimred model"},
 		{"other format", `{"format": "x"}`, `format "x"`},
 	} {

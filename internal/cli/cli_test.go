@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/method"
 )
 
 func run(t *testing.T, args ...string) (status int, stdout, stderr string) {
@@ -52,7 +53,7 @@ func TestFitTransformRoundTrip(t *testing.T) {
 	}
 	var f map[string]any
 	b, _ := os.ReadFile(model)
-	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != 3.0 {
+	if err := json.Unmarshal(b, &f); err != nil || f["format"] != "dimred-model" || f["version"] != float64(method.FileVersion) {
 		t.Fatalf("model file: %v %v", err, f["format"])
 	}
 	outCSV := filepath.Join(dir, "z.csv")

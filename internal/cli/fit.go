@@ -100,7 +100,7 @@ func runFit(e *env, args []string) error {
 	}
 	r, c := ds.Dims()
 	if info, err := method.Lookup(*name); err == nil {
-		est := fitMemory(info, kv, r, c)
+		est := fitMemory(info, kv, r, c, *dims)
 		if r >= 2000 {
 			prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", *name, r, c, *scale, gib(est))
 		}
@@ -119,6 +119,9 @@ func runFit(e *env, args []string) error {
 	}
 	if el := time.Since(start); el >= 2*time.Second {
 		prog.note("fitted in %s", roundDuration(el))
+	}
+	if p.Dims() >= 1000 && *dims == 0 {
+		prog.note("writing the model with all %d dimensions the method gives (-k 0; -k N keeps N)", p.Dims())
 	}
 	if err := e.writeFile(*out, p.Save); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -83,11 +85,11 @@ func TestEvalJobs(t *testing.T) {
 		t.Errorf("-j -1: status %d, %s", st, errs)
 	}
 	gda, _ := method.Lookup("gda")
-	a, b := fitMemory(gda, nil, 1000, 10), fitMemory(gda, nil, 2000, 10)
+	a, b := fitMemory(gda, nil, 1000, 10, 0), fitMemory(gda, nil, 2000, 10, 0)
 	if a < defaultKernelCopies*8*1000*1000 || b < 4*a-4*8*2000*10*4 {
 		t.Errorf("kernel estimate %d at n = 1000, %d at n = 2000", a, b)
 	}
-	if ny := fitMemory(gda, map[string]string{"space": "nystrom", "landmarks": "100"}, 10000, 10); ny >= fitMemory(gda, nil, 10000, 10)/10 {
+	if ny := fitMemory(gda, map[string]string{"space": "nystrom", "landmarks": "100"}, 10000, 10, 0); ny >= fitMemory(gda, nil, 10000, 10, 0)/10 {
 		t.Errorf("Nyström estimate %d not far below the exact one", ny)
 	}
 	// MKL-SR at 10 000 MNIST rows (784 features), 3 base kernels: peaks
@@ -99,7 +101,7 @@ func TestEvalJobs(t *testing.T) {
 		kv       map[string]string
 		measured float64
 	}{{nil, 5.9e9}, {map[string]string{"space": "nystrom"}, 1.39e9}} {
-		if e := float64(fitMemory(mk, c.kv, 10000, 784)); e < c.measured || e > 1.5*c.measured {
+		if e := float64(fitMemory(mk, c.kv, 10000, 784, 0)); e < c.measured || e > 1.5*c.measured {
 			t.Errorf("MKL-SR %v: estimate %.3g bytes against %.3g measured", c.kv, e, c.measured)
 		}
 	}
@@ -122,17 +124,25 @@ func TestEvalJobs(t *testing.T) {
 		{"bere", nil, 3000, 473500 * kib}, {"bere0", nil, 3000, 262580 * kib},
 		{"kmie0", nil, 3000, 2182372 * kib}, {"kmie", nil, 3000, 1618392 * kib}, {"kbere0", nil, 3000, 1944228 * kib}, {"kbere", nil, 3000, 1695916 * kib},
 		{"aqmida", nil, 10000, 1685424 * kib}, {"sklpp", nil, 3000, 1592268 * kib},
+		{"kpca", nil, 10000, 8526080 * kib}, // the default -k 0: 9 999 dimensions, the full eigendecomposition, a 1.15 GB model file
 		{"kmie0", ny500, 3000, 268628 * kib}, {"kmie", ny500, 3000, 360128 * kib}, {"kbere", ny500, 3000, 500572 * kib},
 	} {
 		info, err := method.Lookup(c.name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := float64(fitMemory(info, c.kv, c.n, 784)); e < c.measured || e > 1.5*c.measured {
+		if e := float64(fitMemory(info, c.kv, c.n, 784, 0)); e < c.measured || e > 1.5*c.measured {
 			t.Errorf("%s %v at %d rows: estimate %.3g bytes against %.3g measured", c.name, c.kv, c.n, e, c.measured)
 		}
 	}
-	if two, three := fitMemory(mk, map[string]string{"kernels": "linear;rbf"}, 10000, 784), fitMemory(mk, nil, 10000, 784); two >= three {
+	kpca, err := method.Lookup("kpca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if few, all := fitMemory(kpca, nil, 10000, 784, 10), fitMemory(kpca, nil, 10000, 784, 0); few*4 > all {
+		t.Errorf("KPCA estimate at 10 dimensions %d, not far below the %d of all", few, all)
+	}
+	if two, three := fitMemory(mk, map[string]string{"kernels": "linear;rbf"}, 10000, 784, 0), fitMemory(mk, nil, 10000, 784, 0); two >= three {
 		t.Errorf("MKL-SR estimate with 2 kernels %d, with 3 %d", two, three)
 	}
 }
@@ -204,7 +214,7 @@ func TestEvalDefaultSigmaOnFaces(t *testing.T) {
 func TestFitMemoryWarning(t *testing.T) {
 	kmie0, _ := method.Lookup("kmie0")
 	lda, _ := method.Lookup("lda")
-	est := fitMemory(kmie0, nil, 10000, 784)
+	est := fitMemory(kmie0, nil, 10000, 784, 0)
 	if w := memoryWarning(kmie0, nil, 10000, est, est); !strings.Contains(w, "kmie0 on 10000 rows may need about") || !strings.Contains(w, "space=nystrom") {
 		t.Errorf("kmie0 exact: warning %q", w)
 	}
@@ -349,5 +359,41 @@ func TestDemoInterrupted(t *testing.T) {
 	}
 	if pngs, _ := filepath.Glob(filepath.Join(dir, "*.png")); len(pngs) != 0 {
 		t.Errorf("%d plots written after the interruption", len(pngs))
+	}
+}
+
+// fit says when it writes a model of every dimension the method gives
+// (KPCA keeps n − 1 by default: a file of n² values at 10 000 rows), and
+// not when -k asked for them.
+func TestFitNotesAllDimensions(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.csv")
+	var b strings.Builder
+	// 20 Gaussian features: the RBF Gram matrix of 1 002 rows has full rank.
+	for j := 0; j < 20; j++ {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("label\n")
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 1002; i++ {
+		for j := 0; j < 20; j++ {
+			fmt.Fprintf(&b, "%g,", rng.NormFloat64())
+		}
+		fmt.Fprintf(&b, "%d\n", i%2)
+	}
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	st, _, errs := run(t, "fit", "-m", "kpca", "-i", in, "-o", model)
+	if st != 0 {
+		t.Fatalf("fit: status %d: %s", st, errs)
+	}
+	if !strings.Contains(errs, "writing the model with all 1001 dimensions the method gives (-k 0; -k N keeps N)") {
+		t.Errorf("fit at the default -k: stderr %q", errs)
+	}
+	st, _, errs = run(t, "fit", "-m", "kpca", "-i", in, "-k", "1001", "-o", model)
+	if st != 0 || strings.Contains(errs, "writing the model") {
+		t.Errorf("fit -k 1001: status %d, stderr %q", st, errs)
 	}
 }

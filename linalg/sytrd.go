@@ -5,6 +5,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	lapackgo "gonum.org/v1/gonum/lapack/gonum"
+	"math"
 
 	"github.com/dimred/dimred/internal/par"
 )
@@ -30,9 +31,9 @@ const sytrdPanel = 32
 // kernels that hold all the n³ flops are computed, both in parallel and
 // deterministically:
 //   - the matrix–vector product A₂₂·v of every column (half the flops,
-//     memory bound) reads the lower triangle once, in stripes of 64
-//     columns, each stripe adding its row and transposed contributions to a
-//     private vector; the private vectors are then summed in stripe order;
+//     memory bound) reads the lower triangle once, row by row, in blocks of
+//     rows each adding its row and transposed contributions to a private
+//     vector; the private vectors are then summed in block order (symv);
 //   - the rank-2·32 trailing update (the other half) runs as tile products
 //     [V W]·[W V]ᵀ in the A·Bᵀ form of gonum's dgemm, spread over tiles
 //     like the Cholesky update.
@@ -143,51 +144,59 @@ func sytrdLower(n int, a []float64, lda int, d, e, tau []float64, st *stage) {
 	}
 }
 
-// symvStripe is the width of the column stripes of the parallel symv.
-const symvStripe = 64
+// symvBlocks is the most row blocks of the parallel symv, and
+// symvMinRows the fewest rows a block gets: the blocks depend on the
+// order alone, never on the number of CPUs, so the sums are the same
+// whatever GOMAXPROCS.
+const (
+	symvBlocks  = 16
+	symvMinRows = 64
+)
 
 // symv computes y = S·v for the trailing lower triangle S = a[s:, s:] of a
 // row-major matrix, in parallel and deterministically.
+//
+// It reads S once, row by row: each row i gives y[i] its dot product with
+// v and adds v[i] times the row to y[:i] (the upper triangle's share).
+// Rows are split into blocks of equal area, each adding into a private
+// vector; the private vectors are then summed in block order. Reading
+// whole rows is what makes it as fast as the memory: the column stripes
+// it replaced read 64 values a row down a column, a new page each time,
+// and ran at half the bandwidth (BenchmarkSymv, docs/performance.md).
 type symv struct {
-	priv []float64 // private accumulators, one n-vector per stripe
+	priv   []float64 // private accumulators, one n-vector per block
+	bounds []int
 }
 
 func newSymv(n int) *symv {
-	ns := (n + symvStripe - 1) / symvStripe
-	return &symv{priv: make([]float64, ns*n)}
+	return &symv{priv: make([]float64, symvBlocks*n), bounds: make([]int, symvBlocks+1)}
 }
 
 // mul sets y = S·v, S = a[s:n, s:n] (lower triangle), v and y of length
 // m = n − s.
 func (sv *symv) mul(a []float64, lda, s int, v, y []float64) {
 	m := len(v)
-	ns := (m + symvStripe - 1) / symvStripe
-	par.Blocks(ns, 1, func(b, _ int) {
-		j0 := b * symvStripe
-		j1 := min(j0+symvStripe, m)
-		// Private accumulator for rows j0..m−1 of the stripe.
-		acc := sv.priv[b*m : b*m+m]
-		clear(acc[j0:])
-		vj := v[j0:j1]
-		for i := j0; i < m; i++ {
-			row := a[(s+i)*lda+s:]
-			hi := min(j1, i+1) // columns j0..hi−1 are in the lower triangle
-			seg := row[j0:hi]
-			// Row contribution: Σ_j S[i,j]·v[j] over the stripe.
-			acc[i] += floats.Dot(seg, vj[:hi-j0])
-			// Transposed contribution: S[i,j]·v[i] to y[j] for j < i.
-			if i >= j1 {
-				floats.AddScaled(acc[j0:j1], v[i], seg)
-			} else if i > j0 {
-				floats.AddScaled(acc[j0:i], v[i], seg[:i-j0])
-			}
+	nb := max(1, min(symvBlocks, m/symvMinRows))
+	bounds := sv.bounds[:nb+1]
+	for k := 1; k < nb; k++ {
+		// Rows 0..r−1 hold r(r+1)/2 values: equal areas at r ≈ m·√(k/nb).
+		bounds[k] = int(float64(m) * math.Sqrt(float64(k)/float64(nb)))
+	}
+	bounds[0], bounds[nb] = 0, m
+	par.Blocks(nb, 1, func(b, _ int) {
+		r0, r1 := bounds[b], bounds[b+1]
+		acc := sv.priv[b*m : b*m+r1]
+		clear(acc)
+		for i := r0; i < r1; i++ {
+			row := a[(s+i)*lda+s : (s+i)*lda+s+i+1]
+			acc[i] += floats.Dot(row, v[:i+1])
+			floats.AddScaled(acc[:i], v[i], row[:i])
 		}
 	})
-	// y = Σ_b acc_b in stripe order (stripe b covers rows ≥ j0 only).
 	clear(y)
-	for b := 0; b < ns; b++ {
-		j0 := b * symvStripe
-		floats.Add(y[j0:], sv.priv[b*m+j0:b*m+m])
+	for b := 0; b < nb; b++ {
+		r1 := bounds[b+1]
+		floats.Add(y[:r1], sv.priv[b*m:b*m+r1])
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // Tests of the engine (problem.go, regression.go, space.go, model.go)
@@ -1169,4 +1171,33 @@ func TestComposeMismatchPanics(t *testing.T) {
 		}
 	}()
 	Compose(a, b)
+}
+
+// The training embedding's product Φ·V is announced when it is large (KPCA
+// at every dimension: n³ flops), and not otherwise. The threshold is
+// lowered here so that 2 000 rows (progress.MinOrder) reach it.
+func TestTrainProductAnnounced(t *testing.T) {
+	old := trainProductNoted
+	trainProductNoted = 1e9
+	defer func() { trainProductNoted = old }()
+	rng := rand.New(rand.NewPCG(7, 8))
+	n := progress.MinOrder
+	x := engRand(rng, n, 5)
+	for _, c := range []struct {
+		dims int
+		want bool
+	}{{0, true}, {5, false}} {
+		var lines []string
+		ctx := progress.With(context.Background(), func(l string) { lines = append(lines, l) })
+		p := &Problem{Space: Kernel{K: kernel.RBF(2)}, Objective: graph.Identity(n), DropZero: true, Dims: c.dims}
+		res, err := p.FitContext(ctx, x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := len(res.Values)
+		want := fmt.Sprintf("embedding of the training rows: %d×%d by %d×%d", n, n, n, k)
+		if got := slices.Contains(lines, want); got != c.want {
+			t.Errorf("dims %d (%d kept): line %q announced %v, want %v; lines %q", c.dims, k, want, got, c.want, lines)
+		}
+	}
 }

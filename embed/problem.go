@@ -10,6 +10,7 @@ import (
 
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/progress"
 )
 
 // Solver names the route by which a Problem is solved. The eigen-solver
@@ -170,6 +171,10 @@ type Result struct {
 	Responses []int
 }
 
+// trainProductNoted is the size r·c·k of the training embedding's product
+// Φ·V from which SolveContext announces it (≈ 3 s on two cores).
+var trainProductNoted = 1e11
+
 // Fit prepares the training rows x with p.Space and solves the problem.
 func (p *Problem) Fit(x *mat.Dense) (*Result, error) {
 	return p.FitContext(context.Background(), x)
@@ -263,6 +268,11 @@ func (p *Problem) SolveContext(ctx context.Context, prep *Prepared) (*Result, er
 	}
 	p.Norm.Apply(prep, coef)
 	var train mat.Dense
+	if r, c := prep.Phi.Dims(); float64(r)*float64(c)*float64(len(vals)) >= trainProductNoted {
+		// KPCA's default keeps n − 1 directions: Φ·V is then n³ flops,
+		// half a minute at n = 10 000, which would pass without a word.
+		progress.Step(ctx, r, "embedding of the training rows: %d×%d by %d×%d", r, c, c, len(vals))
+	}
 	train.Mul(prep.Phi, coef)
 	res := &Result{Model: prep.Build(coef), Values: vals, Solver: route, Eigen: s.eigenUsed, Train: &train}
 	if s.kept != nil {

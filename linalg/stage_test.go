@@ -288,7 +288,7 @@ func TestGenSymEigContextStages(t *testing.T) {
 // rows untouched), the Cholesky factorization and the triangular solves
 // of the reduction to standard form before any work.
 func TestKernelsStopWhenCancelled(t *testing.T) {
-	n := 300
+	n := 1300 // ten slabs of the back-transformation's 128 rows, and some
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	a := benchSym(n, 3)

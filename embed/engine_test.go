@@ -687,17 +687,7 @@ func TestModelJSONRoundTrip(t *testing.T) {
 		if m2.Dims() != tc.m.Dims() || m2.InDims() != tc.m.InDims() {
 			t.Errorf("%s: dims %d→%d, in %d→%d", tc.name, tc.m.Dims(), m2.Dims(), tc.m.InDims(), m2.InDims())
 		}
-		z1, err := tc.m.Transform(xn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		z2, err := m2.Transform(xn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !engBitEqual(z1, z2) {
-			t.Errorf("%s: transform after the round trip differs (max %.3g)", tc.name, engMaxAbsDiff(z1, z2))
-		}
+		engSameTransform(t, tc.name, tc.m, m2, xn)
 	}
 }
 
@@ -848,17 +838,23 @@ func TestModelJSONBinaryMatrices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	xn := engRand(rng, 5, d)
-	z1, err := m.Transform(xn)
+	engSameTransform(t, "binary kernel model", m, m2, engRand(rng, 5, d))
+}
+
+// engSameTransform checks that a model and its decoded copy map x to the
+// same bits.
+func engSameTransform(t *testing.T, name string, m, decoded Model, x *mat.Dense) {
+	t.Helper()
+	z1, err := m.Transform(x)
 	if err != nil {
 		t.Fatal(err)
 	}
-	z2, err := m2.Transform(xn)
+	z2, err := decoded.Transform(x)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !engBitEqual(z1, z2) {
-		t.Errorf("transform after the round trip differs (max %.3g)", engMaxAbsDiff(z1, z2))
+		t.Errorf("%s: transform after the round trip differs (max %.3g)", name, engMaxAbsDiff(z1, z2))
 	}
 }
 

@@ -2,6 +2,53 @@
 
 #include "textflag.h"
 
+// CLEAR_Y8_Y15 zeroes the accumulators Y8-Y15.
+#define CLEAR_Y8_Y15 \
+	VXORPD Y8, Y8, Y8 \
+	VXORPD Y9, Y9, Y9 \
+	VXORPD Y10, Y10, Y10 \
+	VXORPD Y11, Y11, Y11 \
+	VXORPD Y12, Y12, Y12 \
+	VXORPD Y13, Y13, Y13 \
+	VXORPD Y14, Y14, Y14 \
+	VXORPD Y15, Y15, Y15
+
+// STORE12_RET writes the twelve accumulators Y4-Y15 to c (DX), one after
+// the other, and returns.
+#define STORE12_RET \
+	VMOVUPD Y4, (DX) \
+	VMOVUPD Y5, 32(DX) \
+	VMOVUPD Y6, 64(DX) \
+	VMOVUPD Y7, 96(DX) \
+	VMOVUPD Y8, 128(DX) \
+	VMOVUPD Y9, 160(DX) \
+	VMOVUPD Y10, 192(DX) \
+	VMOVUPD Y11, 224(DX) \
+	VMOVUPD Y12, 256(DX) \
+	VMOVUPD Y13, 288(DX) \
+	VMOVUPD Y14, 320(DX) \
+	VMOVUPD Y15, 352(DX) \
+	VZEROUPPER \
+	RET
+
+// SKINNY_ARGS loads the arguments of the skinny kernels (k in CX, a in SI,
+// the four columns of B at R8-R11, the step stride in BX, c in DX) and
+// clears the first four accumulators, Y4-Y7.
+#define SKINNY_ARGS \
+	MOVQ k+0(FP), CX \
+	MOVQ a+8(FP), SI \
+	MOVQ b+16(FP), R8 \
+	MOVQ sstride+24(FP), BX \
+	MOVQ jstride+32(FP), AX \
+	MOVQ c+40(FP), DX \
+	LEAQ (R8)(AX*1), R9 \
+	LEAQ (R9)(AX*1), R10 \
+	LEAQ (R10)(AX*1), R11 \
+	VXORPD Y4, Y4, Y4 \
+	VXORPD Y5, Y5, Y5 \
+	VXORPD Y6, Y6, Y6 \
+	VXORPD Y7, Y7, Y7
+
 // func kern6x8(k int, a, b, c *float64)
 //
 // c[i*8+j] = Σ_p a[p*6+i]·b[p*8+j] for i < 6, j < 8, p < k, each sum one
@@ -19,14 +66,7 @@ TEXT ·kern6x8(SB), NOSPLIT, $0-32
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	VXORPD Y12, Y12, Y12
-	VXORPD Y13, Y13, Y13
-	VXORPD Y14, Y14, Y14
-	VXORPD Y15, Y15, Y15
+	CLEAR_Y8_Y15
 	TESTQ CX, CX
 	JEQ   store
 
@@ -57,20 +97,7 @@ loop:
 	JNE          loop
 
 store:
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
-	VMOVUPD Y6, 64(DX)
-	VMOVUPD Y7, 96(DX)
-	VMOVUPD Y8, 128(DX)
-	VMOVUPD Y9, 160(DX)
-	VMOVUPD Y10, 192(DX)
-	VMOVUPD Y11, 224(DX)
-	VMOVUPD Y12, 256(DX)
-	VMOVUPD Y13, 288(DX)
-	VMOVUPD Y14, 320(DX)
-	VMOVUPD Y15, 352(DX)
-	VZEROUPPER
-	RET
+	STORE12_RET
 
 // func kern4x4s(k int, a, b *float64, sstride, jstride int, c *float64)
 //
@@ -80,19 +107,7 @@ store:
 // c[jj*4+i] = Σ_p a[p*4+i]·B[p][jj], each a chain of fused multiply-adds
 // in increasing p from zero — the arithmetic of kern6x8 per element.
 TEXT ·kern4x4s(SB), NOSPLIT, $0-48
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), R8
-	MOVQ sstride+24(FP), BX
-	MOVQ jstride+32(FP), AX
-	MOVQ c+40(FP), DX
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	LEAQ (R10)(AX*1), R11
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	SKINNY_ARGS
 	TESTQ CX, CX
 	JEQ   sstore
 
@@ -131,27 +146,8 @@ sstore:
 // one for the broadcast element of B: every element of B read is used by
 // 12 rows, so a block product of up to 12 vectors reads a large B once.
 TEXT ·kern12x4s(SB), NOSPLIT, $0-48
-	MOVQ k+0(FP), CX
-	MOVQ a+8(FP), SI
-	MOVQ b+16(FP), R8
-	MOVQ sstride+24(FP), BX
-	MOVQ jstride+32(FP), AX
-	MOVQ c+40(FP), DX
-	LEAQ (R8)(AX*1), R9
-	LEAQ (R9)(AX*1), R10
-	LEAQ (R10)(AX*1), R11
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
-	VXORPD Y12, Y12, Y12
-	VXORPD Y13, Y13, Y13
-	VXORPD Y14, Y14, Y14
-	VXORPD Y15, Y15, Y15
+	SKINNY_ARGS
+	CLEAR_Y8_Y15
 	TESTQ CX, CX
 	JEQ   tstore
 
@@ -184,17 +180,4 @@ tloop:
 	JNE          tloop
 
 tstore:
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
-	VMOVUPD Y6, 64(DX)
-	VMOVUPD Y7, 96(DX)
-	VMOVUPD Y8, 128(DX)
-	VMOVUPD Y9, 160(DX)
-	VMOVUPD Y10, 192(DX)
-	VMOVUPD Y11, 224(DX)
-	VMOVUPD Y12, 256(DX)
-	VMOVUPD Y13, 288(DX)
-	VMOVUPD Y14, 320(DX)
-	VMOVUPD Y15, 352(DX)
-	VZEROUPPER
-	RET
+	STORE12_RET

@@ -3,7 +3,9 @@ package method
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,6 +36,9 @@ func FuzzLoadPipeline(f *testing.F) {
 			f.Fatal(err)
 		}
 		f.Add(b.Bytes())
+		if spec.Method == "gda" {
+			f.Add(binaryTrainSeed(f, b.Bytes()))
+		}
 	}
 	v1, _ := filepath.Glob(filepath.Join("..", "internal", "cli", "testdata", "v1_*.json"))
 	for _, name := range v1 {
@@ -55,6 +60,43 @@ func FuzzLoadPipeline(f *testing.F) {
 			}
 		}
 	})
+}
+
+// binaryTrainSeed returns the kernel model file b with its training rows
+// stored as little-endian doubles (float64le), as version 4 stores
+// matrices of embed.BinaryMatrixMin values or more, re-signed: the
+// binary decoder gets seeds of a size the fuzzer can work with.
+func binaryTrainSeed(f *testing.F, b []byte) []byte {
+	var file File
+	if err := json.Unmarshal(b, &file); err != nil {
+		f.Fatal(err)
+	}
+	var model map[string]any
+	if err := json.Unmarshal(file.Model, &model); err != nil {
+		f.Fatal(err)
+	}
+	train := model["train"].(map[string]any)
+	var raw []byte
+	for _, v := range train["data"].([]any) {
+		raw = binary.LittleEndian.AppendUint64(raw, math.Float64bits(v.(float64)))
+	}
+	delete(train, "data")
+	train["float64le"] = raw
+	var err error
+	if file.Model, err = json.Marshal(model); err != nil {
+		f.Fatal(err)
+	}
+	if file.Checksum, err = file.checksum(); err != nil {
+		f.Fatal(err)
+	}
+	out, err := json.Marshal(file)
+	if err != nil {
+		f.Fatal(err)
+	}
+	if _, err := LoadPipeline(bytes.NewReader(out)); err != nil {
+		f.Fatalf("the binary seed does not load: %v", err)
+	}
+	return out
 }
 
 func fuzzPipeline(t *testing.T, b []byte) {

@@ -586,7 +586,8 @@ func (p VariationalParams) fit(name string, ber, iterate, isometric bool, e EMPa
 	if ratio && iterate {
 		return nil, fmt.Errorf("%s: the ratio M-step is defined for the initial graph only (MIE₀, BERE₀ and their kernel forms): in the EM the penalty edges vanish once the classes separate", name)
 	}
-	v := &ve{ctx: p.ctx(), name: name, coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, ratio: ratio, dims: dims, eigen: eigen,
+	v := &ve{ctx: embed.WithTrain(p.ctx()), name: name, // the EM reads the embeddings of the training rows
+		coef: coef, prep: prep, start: start, bw: bw, tangent: p.Weights != VEPaper, ratio: ratio, dims: dims, eigen: eigen,
 		isometric: isometric, progress: p.Progress}
 	return v.run(iterate, e, pre)
 }

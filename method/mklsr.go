@@ -173,7 +173,7 @@ func (m MKLSR) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx := m.ctx()
+	ctx := embed.WithTrain(m.ctx()) // the A-step reads r.Train
 	bases, err := m.bases(ctx, x)
 	if err != nil {
 		return nil, fmt.Errorf("mklsr: %w", err)

@@ -90,6 +90,9 @@ func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool)
 	if err != nil {
 		return nil, nil, err
 	}
+	if !embedRows {
+		ctx = embed.WithoutTrain(ctx) // the model is the same; its rows' embedding is not asked for
+	}
 	model, err := FitContext(ctx, m, x, ds.Y, s.Dims)
 	if err != nil {
 		return nil, nil, err

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -262,4 +263,54 @@ func TestTransformOfValuesBeyondTheScaling(t *testing.T) {
 	if _, err := q.Transform(y); err == nil || !strings.Contains(err.Error(), "pca: embedding: row 1") {
 		t.Errorf("overflowing embedding: %v", err)
 	}
+}
+
+// PipelineSpec.Fit (what dimred fit saves) does not compute the training
+// rows' embedding, which nothing reads; the model is bit for bit the one
+// FitTransform fits, also for the methods that use that embedding inside
+// their fit (MIE's EM, MKL-SR's A-step), which keep it.
+func TestPipelineFitSkipsTrainEmbedding(t *testing.T) {
+	wine := datasets.Wine()
+	for _, c := range []struct {
+		spec      PipelineSpec
+		trainKept bool
+	}{
+		{PipelineSpec{Method: "kpca", Scale: "minmax"}, false},
+		{PipelineSpec{Method: "gda", Scale: "minmax", Params: map[string]string{"sigma": "1"}}, false},
+		{PipelineSpec{Method: "kqmi", Scale: "minmax"}, false},
+		{PipelineSpec{Method: "mie", Scale: "minmax", Dims: 2}, true},
+		{PipelineSpec{Method: "mklsr", Scale: "minmax"}, true},
+	} {
+		p, err := c.spec.Fit(context.Background(), wine)
+		if err != nil {
+			t.Fatalf("%s: %v", c.spec.Method, err)
+		}
+		q, z, err := c.spec.FitTransform(context.Background(), wine)
+		if err != nil {
+			t.Fatalf("%s: %v", c.spec.Method, err)
+		}
+		if kept := p.Model.Train != nil; kept != c.trainKept {
+			t.Errorf("%s: Fit kept the training embedding: %v, want %v", c.spec.Method, kept, c.trainKept)
+		}
+		if q.Model.Train == nil || z == nil {
+			t.Errorf("%s: FitTransform returned no training embedding", c.spec.Method)
+		}
+		a, err := p.Transform(wine.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := q.Transform(wine.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a, b) {
+			t.Errorf("%s: the model of Fit and of FitTransform differ (max %.3g)", c.spec.Method, maxAbsDiffDense(a, b))
+		}
+	}
+}
+
+func maxAbsDiffDense(a, b *mat.Dense) float64 {
+	var d mat.Dense
+	d.Sub(a, b)
+	return mat.Norm(&d, math.Inf(1))
 }

@@ -105,6 +105,19 @@ func CheckFinite(what string, x mat.Matrix) error {
 	if r == 0 || c == 0 {
 		return fmt.Errorf("%s: empty matrix (%d×%d)", what, r, c)
 	}
+	if rm, ok := x.(mat.RawMatrixer); ok {
+		// Row slices instead of At: a model's gigabyte of coefficients
+		// is checked at each load.
+		raw := rm.RawMatrix()
+		for i := 0; i < r; i++ {
+			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+				if v-v != 0 { // NaN and ±Inf, and only they, give NaN
+					return fmt.Errorf("%s: row %d, column %d is %v; values must be finite", what, i+1, j+1, v)
+				}
+			}
+		}
+		return nil
+	}
 	for i := 0; i < r; i++ {
 		for j := 0; j < c; j++ {
 			v := x.At(i, j)

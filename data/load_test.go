@@ -3,6 +3,8 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,5 +147,42 @@ func TestCompactClasses(t *testing.T) {
 	}
 	if n := d.CompactClasses(); n != 0 {
 		t.Errorf("second CompactClasses = %d", n)
+	}
+}
+
+// CheckFinite names the first NaN or infinity in row order with its row
+// and column, the same for a contiguous matrix, a strided view (read by
+// rows) and a matrix read through At, and accepts the largest finite
+// values.
+func TestCheckFinite(t *testing.T) {
+	big := mat.NewDense(6, 7, nil)
+	for i := range 6 {
+		for j := range 7 {
+			big.Set(i, j, math.MaxFloat64*float64(1-2*((i+j)%2)))
+		}
+	}
+	view := big.Slice(1, 5, 2, 6).(*mat.Dense)
+	if err := CheckFinite("x", view); err != nil {
+		t.Fatalf("finite view: %v", err)
+	}
+	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
+		big.Set(0, 0, bad) // outside the view
+		big.Set(3, 1, bad) // outside the view
+		if err := CheckFinite("x", view); err != nil {
+			t.Errorf("%v outside the view: %v", bad, err)
+		}
+		big.Set(3, 4, bad) // row 3, column 3 of the view
+		big.Set(4, 3, bad) // later in row order
+		want := fmt.Sprintf("x: row 3, column 3 is %v; values must be finite", bad)
+		for name, m := range map[string]mat.Matrix{"view": view, "copy": mat.DenseCopyOf(view), "through At": struct{ mat.Matrix }{view}} {
+			if _, raw := m.(mat.RawMatrixer); name == "through At" && raw {
+				t.Fatal("the At case is a RawMatrixer")
+			}
+			if err := CheckFinite("x", m); err == nil || err.Error() != want {
+				t.Errorf("%v, %s: %v, want %q", bad, name, err, want)
+			}
+		}
+		big.Set(3, 4, 1)
+		big.Set(4, 3, 1)
 	}
 }

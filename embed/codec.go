@@ -36,8 +36,11 @@ type ModelCodec struct {
 	// equal to Kind); m has this kind.
 	Encode func(m Model) (any, error)
 	// Decode parses the JSON object b and checks its consistency (sizes,
-	// finiteness), naming what is wrong.
-	Decode func(b []byte) (Model, error)
+	// finiteness), naming what is wrong. It reads b with bl.Unmarshal,
+	// which gives its matrices the values lifted out of the file
+	// (LiftBlobs; bl is nil when none were), and decodes models nested in
+	// it with DecodeModel(nested, bl).
+	Decode func(b []byte, bl *Blobs) (Model, error)
 }
 
 var codecs = map[string]ModelCodec{}
@@ -68,9 +71,22 @@ func MarshalModel(m Model) ([]byte, error) {
 	return json.Marshal(v)
 }
 
-// UnmarshalModel decodes a model written by MarshalModel (format versions
-// 1 and 2) and checks its consistency (sizes, finiteness).
+// UnmarshalModel decodes a model written by MarshalModel (any model file
+// version) and checks its consistency (sizes, finiteness). Large binary
+// matrices are read by LiftBlobs' fast route when it applies, by
+// encoding/json otherwise, with the same result.
 func UnmarshalModel(b []byte) (Model, error) {
+	if lifted, bl := LiftBlobs(b); bl != nil {
+		if m, err := DecodeModel(lifted, bl); err == nil && bl.Complete() == nil {
+			return m, nil
+		}
+	}
+	return DecodeModel(b, nil)
+}
+
+// DecodeModel decodes a model object b whose large matrices may have been
+// lifted into bl (nil: none). The caller checks bl.Complete afterwards.
+func DecodeModel(b []byte, bl *Blobs) (Model, error) {
 	kind, err := modelKind(b)
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
@@ -79,7 +95,7 @@ func UnmarshalModel(b []byte) (Model, error) {
 	if !ok {
 		return nil, fmt.Errorf("model: unknown kind %q (known: %s)", kind, knownKinds())
 	}
-	return c.Decode(b)
+	return c.Decode(b, bl)
 }
 
 // modelKind returns the "kind" of the model object b. Encoded models put
@@ -230,9 +246,9 @@ func finiteModel(kind string, ms ...*mat.Dense) error {
 	return nil
 }
 
-func decodeLinear(b []byte) (*linearJSON, *mat.Dense, error) {
+func decodeLinear(b []byte, bl *Blobs) (*linearJSON, *mat.Dense, error) {
 	var e linearJSON
-	if err := json.Unmarshal(b, &e); err != nil {
+	if err := bl.Unmarshal(b, &e); err != nil {
 		return nil, nil, fmt.Errorf("model: %w", err)
 	}
 	w, err := e.W.Dense("w")
@@ -251,8 +267,8 @@ func init() {
 			t := m.(*LinearModel)
 			return linearJSON{Kind: "linear", Mean: t.Mean, W: ToJSONMat(t.W)}, finiteModel("linear", t.W)
 		},
-		Decode: func(b []byte) (Model, error) {
-			e, w, err := decodeLinear(b)
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
+			e, w, err := decodeLinear(b, bl)
 			if err != nil {
 				return nil, err
 			}
@@ -263,8 +279,8 @@ func init() {
 			t := m.(*AffineModel)
 			return linearJSON{Kind: "affine", Mean: t.Mean, W: ToJSONMat(t.W), Bias: t.Bias}, finiteModel("affine", t.W)
 		},
-		Decode: func(b []byte) (Model, error) {
-			e, w, err := decodeLinear(b)
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
+			e, w, err := decodeLinear(b, bl)
 			if err != nil {
 				return nil, err
 			}
@@ -279,9 +295,9 @@ func init() {
 			k, c := t.Kernel, t.Center
 			return kernelJSON{Kind: "kernel", Kernel: &k, Train: ToJSONMat(t.Train), Center: &c, W: ToJSONMat(t.A)}, finiteModel("kernel", t.A)
 		},
-		Decode: func(b []byte) (Model, error) {
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e kernelJSON
-			if err := json.Unmarshal(b, &e); err != nil {
+			if err := bl.Unmarshal(b, &e); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 			if e.Kernel == nil || e.Center == nil {
@@ -316,9 +332,9 @@ func init() {
 			}
 			return e, nil
 		},
-		Decode: func(b []byte) (Model, error) {
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e chainJSON
-			if err := json.Unmarshal(b, &e); err != nil {
+			if err := bl.Unmarshal(b, &e); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 			if len(e.Steps) == 0 {
@@ -326,7 +342,7 @@ func init() {
 			}
 			var c Chain
 			for i, s := range e.Steps {
-				m, err := UnmarshalModel(s)
+				m, err := DecodeModel(s, bl)
 				if err != nil {
 					return nil, fmt.Errorf("chain step %d: %w", i+1, err)
 				}

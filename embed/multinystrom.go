@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -302,9 +301,9 @@ func init() {
 			}
 			return e, finiteModel("multinystrom", t.A...)
 		},
-		Decode: func(b []byte) (Model, error) {
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e multiNystromJSON
-			if err := json.Unmarshal(b, &e); err != nil {
+			if err := bl.Unmarshal(b, &e); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 			if len(e.Kernels) == 0 || len(e.Kernels) != len(e.W) {

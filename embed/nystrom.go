@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -391,9 +390,9 @@ func init() {
 			return nystromJSON{Kind: "nystrom", Kernel: &k, Landmarks: ToJSONMat(t.Landmarks), W: ToJSONMat(t.A), Offset: t.Offset},
 				finiteModel("nystrom", t.A)
 		},
-		Decode: func(b []byte) (Model, error) {
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e nystromJSON
-			if err := json.Unmarshal(b, &e); err != nil {
+			if err := bl.Unmarshal(b, &e); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 			if e.Kernel == nil {

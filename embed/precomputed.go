@@ -2,7 +2,6 @@ package embed
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -116,9 +115,9 @@ func init() {
 			c := t.Center
 			return precomputedJSON{Kind: "precomputed", Center: &c, W: ToJSONMat(t.A)}, finiteModel("precomputed", t.A)
 		},
-		Decode: func(b []byte) (Model, error) {
+		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e precomputedJSON
-			if err := json.Unmarshal(b, &e); err != nil {
+			if err := bl.Unmarshal(b, &e); err != nil {
 				return nil, fmt.Errorf("model: %w", err)
 			}
 			if e.Center == nil {

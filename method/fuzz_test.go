@@ -54,7 +54,7 @@ func FuzzLoadPipeline(f *testing.F) {
 		// behind the checksum are fuzzed too.
 		var file File
 		if json.Unmarshal(b, &file) == nil && file.Version >= 3 {
-			file.Checksum, _ = file.checksum()
+			file.Checksum, _ = file.checksum(nil)
 			if resigned, err := json.Marshal(file); err == nil {
 				fuzzPipeline(t, resigned)
 			}
@@ -86,7 +86,7 @@ func binaryTrainSeed(f *testing.F, b []byte) []byte {
 	if file.Model, err = json.Marshal(model); err != nil {
 		f.Fatal(err)
 	}
-	if file.Checksum, err = file.checksum(); err != nil {
+	if file.Checksum, err = file.checksum(nil); err != nil {
 		f.Fatal(err)
 	}
 	out, err := json.Marshal(file)

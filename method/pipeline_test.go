@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/datasets"
+	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/preprocess"
 )
 
@@ -75,7 +76,7 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		edit(&f)
-		f.Checksum, _ = f.checksum()
+		f.Checksum, _ = f.checksum(nil)
 		b, _ := json.Marshal(f)
 		return string(b)
 	}
@@ -144,7 +145,7 @@ func TestModelFileChecksumAndLayout(t *testing.T) {
 	for _, model := range []json.RawMessage{f.Model, ind.Bytes(), json.RawMessage(`{"kind":"x<y>&z"}`), json.RawMessage(`[1, 2]`)} {
 		g := f
 		g.Model = model
-		got, err := g.checksum()
+		got, err := g.checksum(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -313,4 +314,66 @@ func maxAbsDiffDense(a, b *mat.Dense) float64 {
 	var d mat.Dense
 	d.Sub(a, b)
 	return mat.Norm(&d, math.Inf(1))
+}
+
+// A model file with binary matrices loads by the lifted route (its
+// gigabyte-sized strings never pass through encoding/json), the checksum
+// covering the original bytes: the same model as reading the file as it
+// is, a changed digit of a binary matrix refused, and a file re-indented
+// by hand (no longer compact, so not for that route) still loaded.
+func TestLoadLiftedRoute(t *testing.T) {
+	ds := datasets.Digits()
+	idx := make([]int, 300)
+	for i := range idx {
+		idx[i] = i
+	}
+	ds = ds.Subset(idx)
+	p, err := PipelineSpec{Method: "kpca", Scale: "minmax"}.Fit(context.Background(), ds) // 300×299 coefficients, binary
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := p.Save(&buf); err != nil {
+		t.Fatal(err)
+	}
+	good := buf.String()
+	lifted, bl := embed.LiftBlobs(buf.Bytes())
+	if bl == nil {
+		t.Fatal("nothing lifted from a model with a 300×299 coefficient matrix")
+	}
+	_, fast, err := decodeFile(lifted, bl, "m.json")
+	if err != nil || bl.Complete() != nil {
+		t.Fatalf("the lifted route failed: %v, %v", err, bl.Complete())
+	}
+	_, slow, err := decodeFile(buf.Bytes(), nil, "m.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, _ := p.Preprocess.Apply(ds.X)
+	z0, _ := fast.Model.Transform(x)
+	z1, _ := slow.Model.Transform(x)
+	if !mat.Equal(z0, z1) {
+		t.Error("the lifted route reads another model")
+	}
+	at := strings.Index(good, `"float64le":"`) + len(`"float64le":"`) + 1000
+	c := byte('A')
+	if good[at] == 'A' {
+		c = 'B'
+	}
+	if _, err := LoadPipeline(strings.NewReader(good[:at] + string(c) + good[at+1:])); err == nil || !strings.Contains(err.Error(), "checksum") {
+		t.Errorf("a changed binary value: %v", err)
+	}
+	var ind bytes.Buffer
+	if err := json.Indent(&ind, buf.Bytes(), "", "\t"); err != nil {
+		t.Fatal(err)
+	}
+	q, err := LoadPipeline(&ind)
+	if err != nil {
+		t.Fatalf("re-indented file: %v", err)
+	}
+	z2, _ := q.Transform(ds.X)
+	z3, _ := p.Transform(ds.X)
+	if !mat.Equal(z2, z3) {
+		t.Error("the re-indented file loads another model")
+	}
 }

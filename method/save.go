@@ -57,9 +57,9 @@ type File struct {
 // model, which can be gigabytes (a kernel model of 10 000 rows keeps up
 // to 10 000×9 999 coefficients), is hashed where it lies when it is
 // already compact, instead of through copies of it.
-func (f File) checksum() (string, error) {
+func (f File) checksum(bl *embed.Blobs) (string, error) {
 	h := sha256.New()
-	if err := f.writeCompact(h); err != nil {
+	if err := f.writeCompact(h, bl); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
@@ -67,11 +67,16 @@ func (f File) checksum() (string, error) {
 
 // writeCompact writes json.Marshal(f) without its checksum to w: the
 // envelope through json.Marshal, the model's raw bytes as they are when
-// they are compact JSON that Marshal would not change (compactRaw).
-func (f File) writeCompact(w io.Writer) error {
+// they are compact JSON that Marshal would not change (compactRaw). When
+// the model's large strings were lifted into bl, their original text is
+// written in place of the references; such a model must be compact.
+func (f File) writeCompact(w io.Writer, bl *embed.Blobs) error {
 	f.Checksum = ""
 	model := f.Model
 	if !compactRaw(model) {
+		if bl != nil {
+			return fmt.Errorf("model file: a model with lifted matrices is not compact JSON")
+		}
 		b, err := json.Marshal(f)
 		if err != nil {
 			return err
@@ -83,12 +88,14 @@ func (f File) writeCompact(w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	for _, part := range [][]byte{head, model, tail} {
-		if _, err := w.Write(part); err != nil {
-			return err
-		}
+	if _, err := w.Write(head); err != nil {
+		return err
 	}
-	return nil
+	if err := bl.WriteOriginal(w, model); err != nil {
+		return err
+	}
+	_, err = w.Write(tail)
+	return err
 }
 
 // envelope returns f's JSON (indented with one space, or compact) cut
@@ -159,7 +166,7 @@ func Save(w io.Writer, meta File, f *Fitted) error {
 		meta.Software = version.String()
 	}
 	meta.Values = f.Values
-	if meta.Checksum, err = meta.checksum(); err != nil {
+	if meta.Checksum, err = meta.checksum(nil); err != nil {
 		return err
 	}
 	head, tail, err := meta.envelope(true)
@@ -227,12 +234,28 @@ func nullNumber(raw json.RawMessage, path string) string {
 	return walk(v, path)
 }
 
+// load reads a model file. Its large binary matrices are lifted out
+// before encoding/json reads the rest (embed.LiftBlobs: a 1.15 GB file
+// loads in a few seconds instead of 28); when that route fails for any
+// reason, the file is read again as it is, and only that reading's result
+// or error is returned.
 func load(r io.Reader, name string) (*File, *Fitted, error) {
-	var f File
 	b, err := readAll(r)
 	if err != nil {
 		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 	}
+	if lifted, bl := embed.LiftBlobs(b); bl != nil {
+		if f, fitted, err := decodeFile(lifted, bl, name); err == nil && bl.Complete() == nil {
+			return f, fitted, nil
+		}
+	}
+	return decodeFile(b, nil, name)
+}
+
+// decodeFile decodes the model file b whose large matrices were lifted
+// into bl (nil: none were).
+func decodeFile(b []byte, bl *embed.Blobs, name string) (*File, *Fitted, error) {
+	var f File
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, nil, fmt.Errorf("model file %s: not a dimred model or truncated (%v)", name, err)
 	}
@@ -256,7 +279,7 @@ func load(r io.Reader, name string) (*File, *Fitted, error) {
 		}
 	}
 	if f.Version >= 3 {
-		want, err := f.checksum()
+		want, err := f.checksum(bl)
 		if err != nil {
 			return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 		}
@@ -270,7 +293,15 @@ func load(r io.Reader, name string) (*File, *Fitted, error) {
 	if _, err := Lookup(f.Method); err != nil {
 		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 	}
-	m, err := embed.UnmarshalModel(f.Model)
+	var (
+		m   embed.Model
+		err error
+	)
+	if bl != nil {
+		m, err = embed.DecodeModel(f.Model, bl)
+	} else {
+		m, err = embed.UnmarshalModel(f.Model)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 	}

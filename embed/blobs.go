@@ -44,13 +44,25 @@ const refLen = 16
 
 var refMagic = [4]byte{0, 'd', 'r', 0xb1}
 
-// Blobs holds the float64le strings lifted from one JSON document.
+// Blobs holds the float64le strings lifted from one JSON document (by
+// LiftBlobs, reading) or to be written into it (by MarshalModelLifted).
 type Blobs struct {
-	nonce  uint64
-	prefix string      // base64 of the reference's first 12 bytes: the text every reference starts with
-	src    [][]byte    // each string's base64 text, in the original document
-	vals   [][]float64 // its values
-	used   []int       // times read back
+	nonce   uint64
+	prefix  string // base64 of the reference's first 12 bytes: the text every reference starts with
+	entries []blob
+}
+
+type blob struct {
+	text []byte    // the string's base64 text, in the original document (reading)
+	raw  []byte    // the bytes it encodes (writing)
+	vals []float64 // its values (reading)
+	used int       // times read back
+}
+
+func newBlobs() *Blobs {
+	bl := &Blobs{nonce: rand.Uint64()}
+	bl.prefix = base64.StdEncoding.EncodeToString(bl.refBytes(0)[:12])
+	return bl
 }
 
 // LiftBlobs returns b with every long float64le string value replaced by a
@@ -63,11 +75,7 @@ func LiftBlobs(b []byte) ([]byte, *Blobs) {
 	if !ok || len(spans) == 0 {
 		return nil, nil
 	}
-	bl := &Blobs{nonce: rand.Uint64()}
-	var head [refLen]byte
-	copy(head[:], refMagic[:])
-	binary.LittleEndian.PutUint64(head[4:], bl.nonce)
-	bl.prefix = base64.StdEncoding.EncodeToString(head[:12])[:16]
+	bl := newBlobs()
 	out := make([]byte, 0, len(b)-totalLen(spans)+len(spans)*32)
 	last := 0
 	for i, s := range spans {
@@ -76,16 +84,15 @@ func LiftBlobs(b []byte) ([]byte, *Blobs) {
 			// base64 skips them, JSON forbids them raw.
 			return nil, nil
 		}
-		bl.src = append(bl.src, text)
+		bl.entries = append(bl.entries, blob{text: text})
 		out = append(out, b[last:s[0]]...)
-		out = append(out, bl.ref(i)...)
+		out = append(out, base64.StdEncoding.EncodeToString(bl.refBytes(i))...)
 		last = s[1]
 	}
 	out = append(out, b[last:]...)
 	if !bl.decode() {
 		return nil, nil
 	}
-	bl.used = make([]int, len(bl.src))
 	return out, bl
 }
 
@@ -97,13 +104,13 @@ func totalLen(spans [][2]int) int {
 	return n
 }
 
-// ref returns the base64 text of reference i.
-func (bl *Blobs) ref(i int) string {
-	var r [refLen]byte
-	copy(r[:], refMagic[:])
+// refBytes returns the bytes of reference i.
+func (bl *Blobs) refBytes(i int) []byte {
+	r := make([]byte, refLen)
+	copy(r, refMagic[:])
 	binary.LittleEndian.PutUint64(r[4:], bl.nonce)
 	binary.LittleEndian.PutUint32(r[12:], uint32(i))
-	return base64.StdEncoding.EncodeToString(r[:])
+	return r
 }
 
 // index returns the blob a decoded Float64LE refers to, or -1.
@@ -112,7 +119,7 @@ func (bl *Blobs) index(b []byte) int {
 		return -1
 	}
 	i := int(binary.LittleEndian.Uint32(b[12:]))
-	if i >= len(bl.src) {
+	if i >= len(bl.entries) {
 		return -1
 	}
 	return i
@@ -203,14 +210,14 @@ func (bl *Blobs) decode() bool {
 	const piece = 32 << 13
 	type task struct{ blob, from int }
 	var tasks []task
-	bl.vals = make([][]float64, len(bl.src))
-	for i, s := range bl.src {
-		n, ok := decodedLen(s)
+	for i := range bl.entries {
+		e := &bl.entries[i]
+		n, ok := decodedLen(e.text)
 		if !ok || n%8 != 0 {
 			return false
 		}
-		bl.vals[i] = make([]float64, n/8)
-		for from := 0; from < len(s); from += piece {
+		e.vals = make([]float64, n/8)
+		for from := 0; from < len(e.text); from += piece {
 			tasks = append(tasks, task{i, from})
 		}
 	}
@@ -226,13 +233,13 @@ func (bl *Blobs) decode() bool {
 			defer wg.Done()
 			buf := make([]byte, piece/4*3)
 			for t := range next {
-				s := bl.src[t.blob][t.from:min(t.from+piece, len(bl.src[t.blob]))]
-				n, err := base64.StdEncoding.Decode(buf, s)
-				if err != nil || n != min(len(buf), 8*len(bl.vals[t.blob])-t.from/4*3) {
+				e := &bl.entries[t.blob]
+				n, err := base64.StdEncoding.Decode(buf, e.text[t.from:min(t.from+piece, len(e.text))])
+				if err != nil || n != min(len(buf), 8*len(e.vals)-t.from/4*3) {
 					failed[w] = true
 					continue
 				}
-				dst := bl.vals[t.blob][t.from/4*3/8:]
+				dst := e.vals[t.from/4*3/8:]
 				for k := range n / 8 {
 					dst[k] = math.Float64frombits(binary.LittleEndian.Uint64(buf[8*k:]))
 				}
@@ -274,24 +281,30 @@ func (bl *Blobs) Unmarshal(b []byte, v any) error {
 	if err := json.Unmarshal(b, v); err != nil || bl == nil {
 		return err
 	}
-	return bl.resolve(reflect.ValueOf(v))
+	return eachMatrix(reflect.ValueOf(v), bl.fill)
 }
 
 var matrixType = reflect.TypeFor[MatrixJSON]()
 
-func (bl *Blobs) resolve(v reflect.Value) error {
+// eachMatrix calls fn with every MatrixJSON reachable from v through
+// pointers, interfaces, exported struct fields, slices and arrays (those
+// must be addressable: reached through a pointer).
+func eachMatrix(v reflect.Value, fn func(*MatrixJSON) error) error {
 	switch v.Kind() {
 	case reflect.Pointer, reflect.Interface:
 		if !v.IsNil() {
-			return bl.resolve(v.Elem())
+			return eachMatrix(v.Elem(), fn)
 		}
 	case reflect.Struct:
 		if v.Type() == matrixType {
-			return bl.fill(v.Addr().Interface().(*MatrixJSON))
+			if !v.CanAddr() {
+				return errors.New("model: a matrix held by value where it cannot be changed")
+			}
+			return fn(v.Addr().Interface().(*MatrixJSON))
 		}
 		for i := range v.NumField() {
 			if v.Type().Field(i).IsExported() {
-				if err := bl.resolve(v.Field(i)); err != nil {
+				if err := eachMatrix(v.Field(i), fn); err != nil {
 					return err
 				}
 			}
@@ -299,15 +312,15 @@ func (bl *Blobs) resolve(v reflect.Value) error {
 	case reflect.Slice, reflect.Array:
 		if composite(v.Type().Elem()) {
 			for i := range v.Len() {
-				if err := bl.resolve(v.Index(i)); err != nil {
+				if err := eachMatrix(v.Index(i), fn); err != nil {
 					return err
 				}
 			}
 		}
 	case reflect.Map:
 		if composite(v.Type().Elem()) && v.Len() > 0 {
-			// Map values cannot be filled in place; no codec keeps
-			// matrices in a map, and the caller reads the file the slow way.
+			// Map values cannot be changed in place; no codec keeps
+			// matrices in a map.
 			return errors.New("model: matrices inside a map")
 		}
 	}
@@ -331,8 +344,8 @@ func (bl *Blobs) fill(m *MatrixJSON) error {
 	if len(m.Data) > 0 {
 		return errors.New("model: matrix with both data and float64le")
 	}
-	bl.used[i]++
-	m.Data, m.Float64LE = bl.vals[i], nil
+	bl.entries[i].used++
+	m.Data, m.Float64LE = bl.entries[i].vals, nil
 	return nil
 }
 
@@ -342,17 +355,18 @@ func (bl *Blobs) Complete() error {
 	if bl == nil {
 		return nil
 	}
-	for i, u := range bl.used {
-		if u != 1 {
-			return fmt.Errorf("model: lifted matrix %d read %d times", i, u)
+	for i, e := range bl.entries {
+		if e.used != 1 {
+			return fmt.Errorf("model: lifted matrix %d read %d times", i, e.used)
 		}
 	}
 	return nil
 }
 
-// WriteOriginal writes b, a part of the document LiftBlobs returned, with
-// each reference replaced by the string it stands for: the bytes of the
-// original document there. A nil Blobs writes b.
+// WriteOriginal writes b, a part of the document LiftBlobs or
+// MarshalModelLifted returned, with each reference replaced by the string
+// it stands for: the bytes of the original document there, or the base64
+// of the bytes to write. A nil Blobs writes b.
 func (bl *Blobs) WriteOriginal(w io.Writer, b []byte) error {
 	if bl != nil {
 		for {
@@ -375,7 +389,7 @@ func (bl *Blobs) WriteOriginal(w io.Writer, b []byte) error {
 			if _, err := w.Write(b[:at]); err != nil {
 				return err
 			}
-			if _, err := w.Write(bl.src[i]); err != nil {
+			if err := bl.entries[i].writeText(w); err != nil {
 				return err
 			}
 			b = b[at+end:]
@@ -383,4 +397,25 @@ func (bl *Blobs) WriteOriginal(w io.Writer, b []byte) error {
 	}
 	_, err := w.Write(b)
 	return err
+}
+
+// writeText writes the blob's base64 text: the original's, or the
+// encoding of its bytes, made a piece at a time (pieces of a multiple of 3
+// bytes, so their encodings join into the encoding of the whole).
+func (e blob) writeText(w io.Writer) error {
+	if e.raw == nil {
+		_, err := w.Write(e.text)
+		return err
+	}
+	const piece = 3 << 16
+	buf := make([]byte, base64.StdEncoding.EncodedLen(min(piece, len(e.raw))))
+	for from := 0; from < len(e.raw); from += piece {
+		src := e.raw[from:min(from+piece, len(e.raw))]
+		n := base64.StdEncoding.EncodedLen(len(src))
+		base64.StdEncoding.Encode(buf[:n], src)
+		if _, err := w.Write(buf[:n]); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -103,6 +103,36 @@ func TestLiftBlobsSavedModels(t *testing.T) {
 	}
 }
 
+// MarshalModelLifted with WriteOriginal writes MarshalModel's bytes, the
+// matrices of nested models included, and its own JSON is small.
+func TestMarshalModelLifted(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	n, d := 300, 250
+	km := &KernelModel{Kernel: kernel.RBF(2), Train: engRand(rng, n, d), Center: kernel.Centering{ColMeans: make([]float64, n)}, A: engRand(rng, n, 2)}
+	lin := &LinearModel{Mean: make([]float64, 2), W: engRand(rng, 2, 2)}        // decimal
+	bigLin := &LinearModel{Mean: make([]float64, 400), W: engRand(rng, 400, d)} // binary
+	for _, m := range []Model{km, Chain{km, lin}, Chain{bigLin, km}, lin} {
+		want, err := MarshalModel(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, bl, err := MarshalModelLifted(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := bl.WriteOriginal(&got, b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want) {
+			t.Errorf("%T: written %d bytes differ from MarshalModel's %d", m, got.Len(), len(want))
+		}
+		if len(want) > 1<<20 && len(b) > len(want)/20 {
+			t.Errorf("%T: lifted JSON %d bytes of %d", m, len(b), len(want))
+		}
+	}
+}
+
 // The values of a lifted string are those of decoding it whole, whatever
 // the number of threads decoding its pieces.
 func TestLiftBlobsDecodeThreads(t *testing.T) {
@@ -112,22 +142,22 @@ func TestLiftBlobsDecodeThreads(t *testing.T) {
 		old := runtime.GOMAXPROCS(procs)
 		_, bl := LiftBlobs(kernelJS)
 		runtime.GOMAXPROCS(old)
-		if bl == nil || len(bl.src) != 1 {
+		if bl == nil || len(bl.entries) != 1 {
 			t.Fatalf("GOMAXPROCS %d: lifted %v", procs, bl)
 		}
 		if procs == 1 {
-			raw, err := base64.StdEncoding.DecodeString(string(bl.src[0]))
+			raw, err := base64.StdEncoding.DecodeString(string(bl.entries[0].text))
 			if err != nil {
 				t.Fatal(err)
 			}
 			for i := 0; i < len(raw); i += 8 {
 				want = append(want, math.Float64frombits(binary.LittleEndian.Uint64(raw[i:])))
 			}
-			if len(bl.src[0]) < 3*32<<13 {
-				t.Fatalf("%d base64 characters: too few to be cut into pieces", len(bl.src[0]))
+			if len(bl.entries[0].text) < 3*32<<13 {
+				t.Fatalf("%d base64 characters: too few to be cut into pieces", len(bl.entries[0].text))
 			}
 		}
-		got := bl.vals[0]
+		got := bl.entries[0].vals
 		if len(got) != len(want) {
 			t.Fatalf("GOMAXPROCS %d: %d values, want %d", procs, len(got), len(want))
 		}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
 	"sort"
 
 	"gonum.org/v1/gonum/mat"
@@ -56,6 +57,41 @@ func RegisterModel(c ModelCodec) {
 
 // MarshalModel encodes a model as JSON.
 func MarshalModel(m Model) ([]byte, error) {
+	v, err := encodeValue(m)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(v)
+}
+
+// MarshalModelLifted encodes m as MarshalModel does, but with a reference
+// in place of every binary matrix (Float64LE), whose bytes stay in bl:
+// bl.WriteOriginal(w, b) writes MarshalModel's bytes, the base64 made as it
+// is written. A model of a gigabyte is then never one buffer of JSON.
+func MarshalModelLifted(m Model) (b []byte, bl *Blobs, err error) {
+	v, err := encodeValue(m)
+	if err != nil {
+		return nil, nil, err
+	}
+	p := reflect.New(reflect.TypeOf(v)) // addressable, for the walk
+	p.Elem().Set(reflect.ValueOf(v))
+	bl = newBlobs()
+	err = eachMatrix(p, func(mj *MatrixJSON) error {
+		if len(mj.Float64LE) > 0 {
+			bl.entries = append(bl.entries, blob{raw: mj.Float64LE})
+			mj.Float64LE = bl.refBytes(len(bl.entries) - 1)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	b, err = json.Marshal(p.Interface())
+	return b, bl, err
+}
+
+// encodeValue returns the Go value whose JSON is m's saved form.
+func encodeValue(m Model) (any, error) {
 	k, ok := m.(Kinded)
 	if !ok {
 		return nil, fmt.Errorf("model: cannot save a %T (no registered kind)", m)
@@ -64,11 +100,7 @@ func MarshalModel(m Model) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("model: cannot save a %T: kind %q is not registered", m, k.Kind())
 	}
-	v, err := c.Encode(m)
-	if err != nil {
-		return nil, err
-	}
-	return json.Marshal(v)
+	return c.Encode(m)
 }
 
 // UnmarshalModel decodes a model written by MarshalModel (any model file
@@ -237,6 +269,12 @@ type chainJSON struct {
 	Steps []json.RawMessage `json:"steps"`
 }
 
+// chainOut is chainJSON as written: the steps' encoded values.
+type chainOut struct {
+	Kind  string `json:"kind"`
+	Steps []any  `json:"steps"`
+}
+
 func finiteModel(kind string, ms ...*mat.Dense) error {
 	for _, m := range ms {
 		if err := data.CheckFinite("model "+kind, m); err != nil {
@@ -322,13 +360,15 @@ func init() {
 		}})
 	RegisterModel(ModelCodec{Kind: "chain",
 		Encode: func(m Model) (any, error) {
-			e := chainJSON{Kind: "chain"}
+			// The steps' values, not their JSON: MarshalModelLifted
+			// reaches their matrices.
+			e := chainOut{Kind: "chain"}
 			for _, s := range m.(Chain) {
-				b, err := MarshalModel(s)
+				v, err := encodeValue(s)
 				if err != nil {
 					return nil, err
 				}
-				e.Steps = append(e.Steps, b)
+				e.Steps = append(e.Steps, v)
 			}
 			return e, nil
 		},

@@ -151,10 +151,12 @@ func compactRaw(raw json.RawMessage) bool {
 // Save writes f (with its engine model) as a model file; meta gives the
 // metadata (Method defaults to f.Name, Features to the model's input
 // columns). Pipeline.Save is the usual way to save a model. The metadata
-// are indented, one field a line; the model is one line of compact JSON,
-// written from the bytes MarshalModel made, without further copies.
+// are indented, one field a line; the model is one line of compact JSON.
+// Its binary matrices are never part of one buffer of JSON: the model is
+// marshalled with references in their place (embed.MarshalModelLifted),
+// and their base64 is made as the checksum and the file are written.
 func Save(w io.Writer, meta File, f *Fitted) error {
-	b, err := embed.MarshalModel(f.Model)
+	b, bl, err := embed.MarshalModelLifted(f.Model)
 	if err != nil {
 		return err
 	}
@@ -166,19 +168,21 @@ func Save(w io.Writer, meta File, f *Fitted) error {
 		meta.Software = version.String()
 	}
 	meta.Values = f.Values
-	if meta.Checksum, err = meta.checksum(nil); err != nil {
+	if meta.Checksum, err = meta.checksum(bl); err != nil {
 		return err
 	}
 	head, tail, err := meta.envelope(true)
 	if err != nil {
 		return err
 	}
-	for _, part := range [][]byte{head, b, tail, []byte("\n")} {
-		if _, err := w.Write(part); err != nil {
-			return err
-		}
+	if _, err := w.Write(head); err != nil {
+		return err
 	}
-	return nil
+	if err := bl.WriteOriginal(w, b); err != nil {
+		return err
+	}
+	_, err = w.Write(append(tail, '\n'))
+	return err
 }
 
 // Load reads a model file written by Save; name is used in errors. It

@@ -13,6 +13,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/preprocess"
@@ -58,10 +59,10 @@ func TestPipelineSaveLoad(t *testing.T) {
 	}
 }
 
-// Damaged, edited, newer, unknown-method and inconsistent files are
-// refused with an error that says which.
-func TestPipelineRefusesBadFiles(t *testing.T) {
-	p, err := PipelineSpec{Method: "lda", Scale: "zscore"}.Fit(context.Background(), datasets.Iris())
+// fitSaved fits spec on ds and returns the pipeline and its saved file.
+func fitSaved(t *testing.T, spec PipelineSpec, ds *data.Dataset) (*Pipeline, *bytes.Buffer) {
+	t.Helper()
+	p, err := spec.Fit(context.Background(), ds)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +70,13 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 	if err := p.Save(&buf); err != nil {
 		t.Fatal(err)
 	}
+	return p, &buf
+}
+
+// Damaged, edited, newer, unknown-method and inconsistent files are
+// refused with an error that says which.
+func TestPipelineRefusesBadFiles(t *testing.T) {
+	_, buf := fitSaved(t, PipelineSpec{Method: "lda", Scale: "zscore"}, datasets.Iris())
 	good := buf.String()
 	resigned := func(edit func(f *File)) string { // an edit with a valid checksum
 		var f File
@@ -116,14 +124,7 @@ func TestPipelineRefusesBadFiles(t *testing.T) {
 // earlier Save (everything indented, the model one number a line), which
 // must still load. A saved file keeps its model on one line.
 func TestModelFileChecksumAndLayout(t *testing.T) {
-	p, err := PipelineSpec{Method: "kpca", Params: map[string]string{"sigma": "2"}, Scale: "minmax"}.Fit(context.Background(), datasets.Iris())
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := p.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
+	p, buf := fitSaved(t, PipelineSpec{Method: "kpca", Params: map[string]string{"sigma": "2"}, Scale: "minmax"}, datasets.Iris())
 	var f File
 	if err := json.Unmarshal(buf.Bytes(), &f); err != nil {
 		t.Fatal(err)
@@ -328,14 +329,7 @@ func TestLoadLiftedRoute(t *testing.T) {
 		idx[i] = i
 	}
 	ds = ds.Subset(idx)
-	p, err := PipelineSpec{Method: "kpca", Scale: "minmax"}.Fit(context.Background(), ds) // 300×299 coefficients, binary
-	if err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := p.Save(&buf); err != nil {
-		t.Fatal(err)
-	}
+	p, buf := fitSaved(t, PipelineSpec{Method: "kpca", Scale: "minmax"}, ds) // 300×299 coefficients, binary
 	good := buf.String()
 	lifted, bl := embed.LiftBlobs(buf.Bytes())
 	if bl == nil {

@@ -103,10 +103,11 @@ var kernelCopies = map[string]int64{"kpca": 2, "klpp": 22, "sklpp": 22, "kmfa": 
 // kpcaFullCopies is kernelCopies of KPCA at more than n/4 dimensions,
 // where it takes the full dense eigendecomposition; its default (-k 0)
 // keeps all n − 1 directions of non-zero variance. A whole dimred fit on
-// 10 000 MNIST rows at 9 999 dimensions peaked at 8.53 GB (10.7·n²: K̃,
-// the decomposition's workspace and vectors, the model's coefficients and
-// training embedding, and the model file's encoding, 2026-11-24).
-const kpcaFullCopies = 12
+// 10 000 MNIST rows at 9 999 dimensions peaked at 6.90-7.01 GB (8.8·n²:
+// K̃, the decomposition's workspace and vectors, the model's
+// coefficients; 8.53 GB while fit still computed the training embedding
+// and encoded the model file in one buffer, 2026-11-24).
+const kpcaFullCopies = 10
 
 // baseKernels is the number of MKL-SR's base kernels in its parameters
 // (-p kernels=a;b;c), or of its default list.

@@ -162,6 +162,25 @@ func (m specMethod) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 // Dims is the number of output dimensions.
 func (p *Pipeline) Dims() int { return p.Model.Dims() }
 
+// Truncate returns a copy of p that keeps its first k output dimensions
+// (and their values); p is unchanged. Transforming with it costs what k
+// dimensions cost: a kernel model of 10 000 rows and 9 999 dimensions
+// maps rows through an n×k block of its coefficients, not all of them.
+func (p *Pipeline) Truncate(k int) (*Pipeline, error) {
+	m, err := embed.Truncate(p.Model.Model, k)
+	if err != nil {
+		return nil, fmt.Errorf("%s model: %w", p.Method, err)
+	}
+	q := *p
+	f := *p.Model
+	f.Model, f.Train = m, nil
+	if len(f.Values) > k {
+		f.Values = f.Values[:k:k]
+	}
+	q.Model = &f
+	return &q, nil
+}
+
 // Transform maps raw rows (the columns the pipeline was fitted on)
 // through the preprocessing and the model.
 func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {

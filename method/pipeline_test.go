@@ -371,3 +371,43 @@ func TestLoadLiftedRoute(t *testing.T) {
 		t.Error("the re-indented file loads another model")
 	}
 }
+
+// Pipeline.Truncate keeps the first k dimensions and their values: its
+// transform is the first k columns of the whole model's (to rounding: the
+// product is over fewer columns), the pipeline it came from is unchanged,
+// and k outside 1..Dims is an error.
+func TestPipelineTruncate(t *testing.T) {
+	ds := datasets.Wine()
+	for _, spec := range []PipelineSpec{{Method: "kpca", Scale: "minmax"}, {Method: "lda", Scale: "zscore"}, {Method: "gda", Scale: "minmax"}} {
+		p, err := spec.Fit(context.Background(), ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full, err := p.Transform(ds.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, d := full.Dims()
+		for _, k := range []int{1, 2, d - 1} {
+			q, err := p.Truncate(k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			z, err := q.Transform(ds.X)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !mat.EqualApprox(z, full.Slice(0, n, 0, k), 1e-12) {
+				t.Errorf("%s k = %d: the truncated transform is not the first k columns", spec.Method, k)
+			}
+			if q.Dims() != k || len(q.Model.Values) != min(k, len(p.Model.Values)) || p.Dims() != d {
+				t.Errorf("%s k = %d: dims %d, %d values; the original now has %d dims", spec.Method, k, q.Dims(), len(q.Model.Values), p.Dims())
+			}
+		}
+		for _, k := range []int{0, d + 1} {
+			if _, err := p.Truncate(k); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d requested, the model has %d", k, d)) {
+				t.Errorf("%s k = %d: %v", spec.Method, k, err)
+			}
+		}
+	}
+}

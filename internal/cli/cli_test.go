@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -65,6 +67,25 @@ func TestFitTransformRoundTrip(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(z)), "\n")
 	if len(lines) != 151 || lines[0] != "label,z1,z2" {
 		t.Fatalf("transform output: %d lines, header %q", len(lines), lines[0])
+	}
+	// -k keeps the first columns (the model is truncated before the
+	// transform, so its product is over fewer columns: equal to rounding).
+	outK := filepath.Join(dir, "z1.csv")
+	if st, _, errs = run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", outK, "-k", "1"); st != 0 {
+		t.Fatalf("transform -k 1: status %d: %s", st, errs)
+	}
+	zk, _ := os.ReadFile(outK)
+	linesK := strings.Split(strings.TrimSpace(string(zk)), "\n")
+	if len(linesK) != len(lines) || linesK[0] != "label,z1" {
+		t.Fatalf("transform -k 1: %d lines, header %q", len(linesK), linesK[0])
+	}
+	for i := 1; i < len(lines); i++ {
+		full, one := strings.Split(lines[i], ","), strings.Split(linesK[i], ",")
+		a, _ := strconv.ParseFloat(full[1], 64)
+		b, err := strconv.ParseFloat(one[1], 64)
+		if err != nil || len(one) != 2 || one[0] != full[0] || math.Abs(a-b) > 1e-12*math.Max(1, math.Abs(a)) {
+			t.Fatalf("row %d: -k 1 gives %q, the whole transform %q", i, linesK[i], lines[i])
+		}
 	}
 	// The model refuses data with other columns.
 	st, _, errs = run(t, "transform", "--model", model, "-i", "builtin:wine")

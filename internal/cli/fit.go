@@ -322,18 +322,11 @@ func runTransform(e *env, args []string) error {
 	if *ignoreNames {
 		names = nil
 	}
-	z, err := applyModel(*modelPath, ds, names, df.input)
+	z, err := applyModel(*modelPath, ds, names, df.input, *dims)
 	if err != nil {
 		return err
 	}
 	_, k := z.Dims()
-	if *dims < 0 || *dims > k {
-		return usagef("-k %d: the model has %d dimensions", *dims, k)
-	}
-	if *dims > 0 {
-		z = subCols(z, *dims)
-		k = *dims
-	}
 	outNames := make([]string, k)
 	for j := range outNames {
 		outNames[j] = "z" + strconv.Itoa(j+1)
@@ -345,7 +338,18 @@ func runTransform(e *env, args []string) error {
 	return e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, outDS) })
 }
 
-// loadModel reads a model file (any version) as a pipeline.
+// keepDims returns p truncated to its first dims dimensions (-k; 0: p
+// whole), so that the transform computes only those.
+func keepDims(p *method.Pipeline, dims int) (*method.Pipeline, error) {
+	if dims < 0 || dims > p.Dims() {
+		return nil, usagef("-k %d: the model has %d dimensions", dims, p.Dims())
+	}
+	if dims == 0 || dims == p.Dims() {
+		return p, nil
+	}
+	return p.Truncate(dims)
+}
+
 // streamTransform maps the rows of the input through the model chunk by
 // chunk (data.Scan, or data.ScanReader on standard input) and writes each
 // chunk's coordinates as it goes (data.RowWriter): memory O(chunk·(d + k))
@@ -383,13 +387,10 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 			return fmt.Errorf("input %s, model %s: %w; reorder the columns, or give --ignore-names to take them by position", df.input, modelPath, err)
 		}
 	}
+	if p, err = keepDims(p, dims); err != nil {
+		return err
+	}
 	k := p.Dims()
-	if dims < 0 || dims > k {
-		return usagef("-k %d: the model has %d dimensions", dims, k)
-	}
-	if dims > 0 {
-		k = dims
-	}
 	names := make([]string, k)
 	for j := range names {
 		names[j] = "z" + strconv.Itoa(j+1)
@@ -407,9 +408,6 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 			z, err := p.Transform(x)
 			if err != nil {
 				return fmt.Errorf("input %s: %w", df.input, err)
-			}
-			if dims > 0 {
-				z = subCols(z, dims)
 			}
 			r, _ := z.Dims()
 			rows += r
@@ -432,6 +430,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	})
 }
 
+// loadModel reads a model file (any version) as a pipeline.
 func loadModel(path string) (*method.Pipeline, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -460,9 +459,12 @@ func (r namedReader) Name() string { return r.name }
 // preprocessing and projection.
 // names (nil: not checked) are the input's column names, which must be
 // the model's (method.Pipeline.CheckFeatureNames).
-func applyModel(modelPath string, ds *data.Dataset, names []string, input string) (*mat.Dense, error) {
+func applyModel(modelPath string, ds *data.Dataset, names []string, input string, dims int) (*mat.Dense, error) {
 	p, err := loadModel(modelPath)
 	if err != nil {
+		return nil, err
+	}
+	if p, err = keepDims(p, dims); err != nil {
 		return nil, err
 	}
 	if _, c := ds.Dims(); c != p.Features {

@@ -7,9 +7,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -408,6 +412,57 @@ func TestPipelineTruncate(t *testing.T) {
 			if _, err := p.Truncate(k); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("%d requested, the model has %d", k, d)) {
 				t.Errorf("%s k = %d: %v", spec.Method, k, err)
 			}
+		}
+	}
+}
+
+// statReader is a reader whose Stat reports a regular file of size
+// bytes, whatever it holds: a file that changed size after Stat.
+type statReader struct {
+	*bytes.Reader
+	size int64
+}
+
+func (s statReader) Stat() (os.FileInfo, error) { return fakeInfo(s.size), nil }
+
+type fakeInfo int64
+
+func (f fakeInfo) Name() string       { return "m.json" }
+func (f fakeInfo) Size() int64        { return int64(f) }
+func (f fakeInfo) Mode() os.FileMode  { return 0o644 }
+func (f fakeInfo) ModTime() time.Time { return time.Time{} }
+func (f fakeInfo) IsDir() bool        { return false }
+func (f fakeInfo) Sys() any           { return nil }
+
+// readAll returns every byte of the reader, whether its size is known
+// and right, or the file grew or shrank after Stat, or it is empty.
+func TestReadAll(t *testing.T) {
+	content := bytes.Repeat([]byte("0123456789"), 1000)
+	path := filepath.Join(t.TempDir(), "m.json")
+	if err := os.WriteFile(path, content, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cases := []struct {
+		name string
+		r    io.Reader
+		want []byte
+	}{
+		{"file", f, content},
+		{"not a file", bytes.NewReader(content), content},
+		{"grew", statReader{bytes.NewReader(content), 100}, content},
+		{"shrank", statReader{bytes.NewReader(content), 20000}, content},
+		{"emptied", statReader{bytes.NewReader(nil), 20000}, nil},
+		{"empty", statReader{bytes.NewReader(nil), 0}, nil},
+	}
+	for _, c := range cases {
+		got, err := readAll(c.r)
+		if err != nil || !bytes.Equal(got, c.want) {
+			t.Errorf("%s: %d bytes, %v; want %d", c.name, len(got), err, len(c.want))
 		}
 	}
 }

@@ -24,7 +24,9 @@ import (
 // that looks only at quotes, backslashes and brackets and decodes the
 // base64 straight into the matrices' values, in parallel; the rest, small,
 // goes through encoding/json as before, with a reference in place of each
-// string.
+// string: 2.75 s for that file. Writing is the mirror (MarshalModelLifted):
+// the model is marshalled with references, and WriteOriginal makes the
+// base64 as the file is written.
 //
 // The fast route must give what encoding/json gives on the whole file, or
 // nothing: every lifted string must be read back, once, as the Float64LE

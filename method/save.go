@@ -182,18 +182,33 @@ func Save(w io.Writer, meta File, f *Fitted) error {
 	if meta.Software == "" {
 		meta.Software = version.String()
 	}
-	meta.Values = f.Values
-	if meta.Checksum, err = meta.checksum(bl); err != nil {
-		return err
-	}
-	head, tail, err := meta.envelope(true)
+	meta.Values, meta.Checksum = f.Values, ""
+	// One pass over the model: the checksum (of the compact file, whose
+	// model is these same bytes) is summed as the model is written, and
+	// written after it, in the tail.
+	compactHead, compactTail, err := meta.envelope(false)
 	if err != nil {
 		return err
 	}
+	head, _, err := meta.envelope(true)
+	if err != nil {
+		return err
+	}
+	if !compactRaw(b) {
+		return fmt.Errorf("model file: internal error: the model's JSON is not compact")
+	}
+	h := sha256.New()
+	h.Write(compactHead)
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if err := bl.WriteOriginal(w, b); err != nil {
+	if err := bl.WriteOriginal(io.MultiWriter(w, h), b); err != nil {
+		return err
+	}
+	h.Write(compactTail)
+	meta.Checksum = hex.EncodeToString(h.Sum(nil))
+	_, tail, err := meta.envelope(true)
+	if err != nil {
 		return err
 	}
 	_, err = w.Write(append(tail, '\n'))

@@ -466,3 +466,50 @@ func TestReadAll(t *testing.T) {
 		}
 	}
 }
+
+// Every model kind with binary matrices loads by the lifted route, to the
+// model encoding/json reads from the whole file: kernel (GDA), Nyström
+// (KQMI), multiple-kernel Nyström (MKL-SR) and a chain (CKFD: KPCA, then
+// LDA).
+func TestLoadLiftedRouteModelKinds(t *testing.T) {
+	ds := datasets.Digits()
+	idx := make([]int, 1100) // 1100×64 training rows or landmarks: 70 400 values, binary
+	for i := range idx {
+		idx[i] = i
+	}
+	sub := ds.Subset(idx)
+	ny := map[string]string{"space": "nystrom", "landmarks": "1100"} // every row a landmark
+	for _, c := range []struct {
+		spec PipelineSpec
+		ds   *data.Dataset
+		kind string
+	}{
+		{PipelineSpec{Method: "gda", Scale: "minmax"}, sub, `"kind":"kernel"`},
+		{PipelineSpec{Method: "kqmi", Params: ny, Scale: "minmax"}, sub, `"kind":"nystrom"`},
+		{PipelineSpec{Method: "mklsr", Params: ny, Scale: "minmax"}, sub, `"kind":"multinystrom"`},
+		{PipelineSpec{Method: "ckfd", Scale: "minmax"}, sub, `"kind":"chain"`},
+	} {
+		p, buf := fitSaved(t, c.spec, c.ds)
+		if !strings.Contains(buf.String(), c.kind) {
+			t.Fatalf("%s: no %s model in the file", c.spec.Method, c.kind)
+		}
+		lifted, bl := embed.LiftBlobs(buf.Bytes())
+		if bl == nil {
+			t.Fatalf("%s: nothing lifted", c.spec.Method)
+		}
+		_, fast, err := decodeFile(lifted, bl, "m.json")
+		if err != nil || bl.Complete() != nil {
+			t.Fatalf("%s: the lifted route failed: %v, %v", c.spec.Method, err, bl.Complete())
+		}
+		_, slow, err := decodeFile(buf.Bytes(), nil, "m.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, _ := p.Preprocess.Apply(ds.X)
+		z0, _ := fast.Model.Transform(x)
+		z1, _ := slow.Model.Transform(x)
+		if !mat.Equal(z0, z1) {
+			t.Errorf("%s: the lifted route reads another model", c.spec.Method)
+		}
+	}
+}

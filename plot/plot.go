@@ -152,6 +152,14 @@ var formats = map[string]string{
 }
 
 // outputFormat checks path and returns its format name.
+// CheckPath reports an error unless path names a file of a format the
+// plots can be written in (by its extension), so that a command can refuse
+// it before a long computation.
+func CheckPath(path string) error {
+	_, err := outputFormat(path)
+	return err
+}
+
 func outputFormat(path string) (string, error) {
 	if path == "" {
 		return "", fmt.Errorf("plot: empty output path")

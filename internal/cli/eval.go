@@ -33,12 +33,19 @@ func runEval(e *env, args []string) error {
 	nested := fs.Bool("nested", false, "nested CV: choose the dimension (and the --grid values) on inner folds of each training part and report the outer error beside the minimum over dimensions")
 	innerFolds := fs.Int("inner-folds", evaluate.DefaultInnerFolds, "with --nested: stratified inner folds of each training part (every class needs this many training rows)")
 	choose := fs.Bool("choose-classifier", false, "with --nested: the -c classifiers are candidates too, chosen with the dimension on the inner folds (e.g. -c knn1,knn3,knn5: k by cross-validation); one result per method")
+	plotPath := fs.String("plot", "", "also draw the error against the dimension, one line per method and classifier (±1 std over --repeats), to this file: .png, .svg or .pdf")
 	fs.Var(&grid, "grid", "with --nested: candidate values key=v1,v2,... (or method.key=v1,v2,...) chosen with the dimension on the inner folds; repeatable, the product of all is searched; routed as -p")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	if !*nested && (len(grid) > 0 || flagGiven(fs, "inner-folds") || *choose) {
 		return usagef("--grid, --inner-folds and --choose-classifier need --nested")
+	}
+	if *nested && *plotPath != "" {
+		return usagef("--plot draws the error curves of a run without --nested (nested CV reports one outer error per method, not a curve)")
+	}
+	if err := checkPlot(*plotPath, df.input, df.labels); err != nil {
+		return err
 	}
 	if *innerFolds < 2 {
 		return usagef("--inner-folds %d: want ≥ 2", *innerFolds)
@@ -126,7 +133,17 @@ func runEval(e *env, args []string) error {
 		return err
 	}
 	noteUnreachedDims(e, proto.Dims, rep)
-	return evaluate.Write(e.stdout, rep, *format)
+	if err := evaluate.Write(e.stdout, rep, *format); err != nil {
+		return err
+	}
+	if *plotPath == "" {
+		return nil
+	}
+	if err := plotCurves(*plotPath, ds.Name+": error against dimension", rep); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.progressLog(), "eval: curves written to %s\n", *plotPath)
+	return nil
 }
 
 // noteUnreachedDims says on stderr which dimensions of --dims a method

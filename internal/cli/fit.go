@@ -2,19 +2,20 @@ package cli
 
 import (
 	"compress/gzip"
-	"io"
-	"slices"
-	"strings"
-
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/plot"
 	"github.com/dimred/dimred/preprocess"
 	libprogress "github.com/dimred/dimred/progress"
 	"github.com/dimred/dimred/stats"
@@ -295,7 +296,14 @@ func runTransform(e *env, args []string) error {
 	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM in, CSV/TSV out; labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	ignoreNames := fs.Bool("ignore-names", false, "embed the columns by position even when the input's header names differ from the model's (by default that is an error: reordered or other columns)")
+	plotPath := fs.String("plot", "", "also draw the first two output coordinates, coloured by class (one coordinate: a strip per class), to this file: .png, .svg or .pdf")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *stream && *plotPath != "" {
+		return usagef("--plot needs every row at once; it cannot be drawn with --stream")
+	}
+	if err := checkPlot(*plotPath, df.input, df.labels, *modelPath); err != nil {
 		return err
 	}
 	if *modelPath == "" {
@@ -335,7 +343,18 @@ func runTransform(e *env, args []string) error {
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
-	return e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, outDS) })
+	if err := e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, outDS) }); err != nil {
+		return err
+	}
+	if *plotPath == "" {
+		return nil
+	}
+	opt := plot.ScatterOptions{Title: fmt.Sprintf("%s through %s", ds.Name, filepath.Base(*modelPath)), XLabel: "z1", YLabel: "z2"}
+	if err := plot.Scatter(*plotPath, z, ds.Y, ds.ClassNames, opt); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.progressLog(), "transform: plot written to %s\n", *plotPath)
+	return nil
 }
 
 // keepDims returns p truncated to its first dims dimensions (-k; 0: p

@@ -37,10 +37,14 @@ followed by .gz; - (the default) is CSV on standard output. The file is
 written to a temporary name and renamed, so a failed run never leaves a
 partial file or damages an existing one. With --stream the rows are read,
 mapped and written a chunk at a time (CSV or TSV out), for inputs larger
-than memory; the output is the same bytes.
+than memory; the output is the same bytes. -k K maps the rows through the
+first K dimensions only (a truncated model: no time spent on the others).
+--plot FILE (.png, .svg or .pdf) also draws the first two coordinates,
+coloured by class.
 
 examples:
   dimred transform --model gda.json -i builtin:wine -o z.csv
+  dimred transform --model gda.json -i builtin:wine -o z.csv --plot z.png
   dimred transform --model gda.json -i new.csv.gz -o z.npy
   cat new.csv | dimred transform --model gda.json -i - -k 2
   dimred transform --model ksr.json -i big.csv --stream -o z.csv.gz`,
@@ -75,8 +79,13 @@ chosen, and the minimum over dimensions of the same run beside it. With
 method; e.g. the k of k-NN by cross-validation). It costs (inner folds +
 1) × grid points times the fits (docs/nested.md).
 
+--plot FILE (.png, .svg or .pdf) also draws the error against the
+dimension, one line per method and classifier, with ±1 standard deviation
+over --repeats as error bars.
+
 examples:
   dimred eval -i builtin:wine -m pca,lda,gda -c ncc,knn3
+  dimred eval -i builtin:wine -m pca,lda,kpca -c knn1 --repeats 5 --plot curves.png
   dimred eval -i builtin:wine -m lda,gda -c ncc,knn3 --nested --grid sigma=0.5,1,2 --grid gda.alpha=0.01,0.1
   dimred eval -i builtin:wine -m lda -c knn1,knn3,knn5 --nested --choose-classifier
   dimred eval -i ../shared/data/faces/orl_32x32.csv.gz -m lda,gda --train-per-class 5 --repeats 10

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/evaluate"
+	"github.com/dimred/dimred/plot"
 )
 
 // writeFile writes path by write atomically (data.WriteFile: a failed or
@@ -27,6 +30,27 @@ func (e *env) status(out, format string, a ...any) {
 		w = e.stderr
 	}
 	fmt.Fprintf(w, format, a...)
+}
+
+// checkPlot refuses a --plot path before the command's work: an
+// extension no plot format has, a directory that does not exist, or one
+// of the inputs.
+func checkPlot(path string, inputs ...string) error {
+	if path == "" {
+		return nil
+	}
+	if err := plot.CheckPath(path); err != nil {
+		return usageError{fmt.Errorf("--plot: %w", err)}
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usagef("--plot %s: directory %s does not exist", path, dir)
+		}
+	}
+	if err := checkOutput(path, inputs...); err != nil {
+		return usagef("--plot %s is an input file: writing it would destroy what is read", path)
+	}
+	return nil
 }
 
 // checkOutput refuses an output path that is one of the command's input
@@ -50,4 +74,26 @@ func checkOutput(out string, inputs ...string) error {
 		}
 	}
 	return nil
+}
+
+// plotCurves draws the error of every result of rep against the
+// dimension (eval --plot): one line per method and classifier, with ±1
+// standard deviation over the repeats as error bars when there are
+// several.
+func plotCurves(path, title string, rep *evaluate.Report) error {
+	var series []plot.Series
+	for _, r := range rep.Results {
+		s := plot.Series{Name: r.Method + ", " + r.Classifier}
+		for i, v := range r.ErrorsByDim {
+			s.X = append(s.X, float64(r.Dim(i)))
+			s.Y = append(s.Y, 100*v)
+			if r.StdByDim != nil {
+				s.YErr = append(s.YErr, 100*r.StdByDim[i])
+			}
+		}
+		if len(s.X) > 0 {
+			series = append(series, s)
+		}
+	}
+	return plot.Curves(path, series, plot.CurveOptions{Title: title, XLabel: "dimension", YLabel: "error %"})
 }

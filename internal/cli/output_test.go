@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/plot"
 )
 
 // transform writes by extension (.csv, .tsv, .npy, any of them .gz; -
@@ -132,5 +134,53 @@ func TestFitNamesResolvedKernel(t *testing.T) {
 	st, out, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "-o", filepath.Join(t.TempDir(), "m.json"))
 	if st != 0 || !strings.Contains(out, "kernel rbf(sigma=") || strings.Contains(out, "auto") {
 		t.Errorf("status %d, stdout %q, stderr %q", st, out, errs)
+	}
+}
+
+// eval --plot draws the error curves and transform --plot the embedding,
+// as PNG files of the default size; a path that cannot be written (an
+// unknown extension, a missing directory, an input file) or a flag that
+// cannot be combined with it is refused before any work.
+func TestPlotFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "lda.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", "builtin:iris", "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	curves, emb := filepath.Join(dir, "curves.png"), filepath.Join(dir, "z.png")
+	if st, _, errs := run(t, "eval", "-i", "builtin:iris", "-m", "pca,lda", "-c", "ncc", "--cv", "3", "--repeats", "2", "--plot", curves); st != 0 {
+		t.Fatalf("eval --plot: status %d: %s", st, errs)
+	}
+	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.csv"), "--plot", emb); st != 0 {
+		t.Fatalf("transform --plot: status %d: %s", st, errs)
+	}
+	for _, p := range []string{curves, emb} {
+		f, err := os.Open(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := png.DecodeConfig(f)
+		f.Close()
+		if err != nil || cfg.Width != plot.DefaultWidth || cfg.Height != plot.DefaultHeight {
+			t.Errorf("%s: %v, %d×%d", p, err, cfg.Width, cfg.Height)
+		}
+	}
+	svgInput := filepath.Join(dir, "rows.svg") // CSV rows under a plot's name
+	if err := os.WriteFile(svgInput, []byte("a,b,c,d,label\n1,2,3,4,x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-i", "builtin:iris", "--plot", filepath.Join(dir, "c.xyz")}, `unsupported extension ".xyz"`},
+		{[]string{"eval", "-i", "builtin:iris", "--plot", filepath.Join(dir, "none", "c.png")}, "does not exist"},
+		{[]string{"eval", "-i", "builtin:iris", "--nested", "--plot", curves}, "without --nested"},
+		{[]string{"transform", "--model", model, "-i", "builtin:iris", "--stream", "--plot", emb}, "--stream"},
+		{[]string{"transform", "--model", model, "-i", svgInput, "--format-in", "csv", "--plot", svgInput}, "is an input file"},
+	} {
+		if st, _, errs := run(t, c.args...); st != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: status %d, %q; want 2 and %q", c.args, st, errs, c.want)
+		}
 	}
 }

@@ -3,6 +3,9 @@ package plot
 import (
 	"fmt"
 	"math"
+	"strconv"
+
+	gplot "gonum.org/v1/plot"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -114,6 +117,9 @@ func CurvesPanel(series []Series, opt CurveOptions) (*Panel, error) {
 	if opt.YMin < opt.YMax {
 		p.Y.Min, p.Y.Max = opt.YMin, opt.YMax
 	}
+	if integralX(series) {
+		p.X.Tick.Marker = integerTicks{}
+	}
 	panel := &Panel{plot: p}
 	if named {
 		panel.legend = legend
@@ -146,4 +152,43 @@ func (s Series) check() error {
 		}
 	}
 	return nil
+}
+
+// integralX reports whether every X of every series is a whole number
+// (dimensions, counts), whose axis is then labelled at whole numbers only.
+func integralX(series []Series) bool {
+	for _, s := range series {
+		for _, x := range s.X {
+			if x != math.Trunc(x) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// integerTicks labels an axis at whole numbers: at a step of 1, 2 or 5
+// times a power of ten giving at most about eight labels, with unlabelled
+// minor ticks between them when the step allows.
+type integerTicks struct{}
+
+// Ticks implements gonum/plot's Ticker.
+func (integerTicks) Ticks(lo, hi float64) []gplot.Tick {
+	step := 1.0
+	for i := 1; (hi-lo)/step > 8; i++ { // 2, 5, 10, 20, 50, 100, …
+		step = []float64{1, 2, 5}[i%3] * math.Pow(10, float64(i/3))
+	}
+	minor := step / 5
+	if minor < 1 {
+		minor = 1
+	}
+	var ticks []gplot.Tick
+	for v := math.Ceil(lo/minor) * minor; v <= hi; v += minor {
+		t := gplot.Tick{Value: v}
+		if math.Mod(v, step) == 0 {
+			t.Label = strconv.FormatFloat(v, 'f', -1, 64)
+		}
+		ticks = append(ticks, t)
+	}
+	return ticks
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -349,5 +350,34 @@ func TestScatterLines(t *testing.T) {
 	bad := []Line{{Name: "MIE0", X0: math.NaN()}}
 	if err := Scatter(filepath.Join(dir, "bad.png"), z, y, names, ScatterOptions{Lines: bad}); err == nil || !strings.Contains(err.Error(), "MIE0") {
 		t.Errorf("non-finite line: %v", err)
+	}
+}
+
+// A curves axis of whole numbers (dimensions) is labelled at whole
+// numbers only: steps of 1, 2 or 5 times a power of ten, at most about
+// eight labels, covering the range.
+func TestIntegerTicks(t *testing.T) {
+	for _, c := range []struct {
+		lo, hi float64
+		step   float64
+	}{{0.6, 13.4, 2}, {1, 8, 1}, {1, 9, 1}, {1, 10, 2}, {1, 40, 5}, {1, 100, 20}, {1, 1000, 200}, {-3, 3, 1}} {
+		var labels []float64
+		for _, tk := range (integerTicks{}).Ticks(c.lo, c.hi) {
+			if tk.Value < c.lo || tk.Value > c.hi || tk.Value != math.Trunc(tk.Value) {
+				t.Errorf("[%g, %g]: tick at %g", c.lo, c.hi, tk.Value)
+			}
+			if tk.Label != "" {
+				if tk.Label != strconv.FormatFloat(tk.Value, 'f', -1, 64) || math.Mod(tk.Value, c.step) != 0 {
+					t.Errorf("[%g, %g]: label %q at %g, want multiples of %g", c.lo, c.hi, tk.Label, tk.Value, c.step)
+				}
+				labels = append(labels, tk.Value)
+			}
+		}
+		if len(labels) < 2 || len(labels) > 9 || labels[len(labels)-1]-labels[0] < (c.hi-c.lo)-2*c.step {
+			t.Errorf("[%g, %g]: labels %v", c.lo, c.hi, labels)
+		}
+	}
+	if integralX([]Series{{X: []float64{1, 2.5}, Y: []float64{0, 0}}}) || !integralX([]Series{{X: []float64{1, 2}, Y: []float64{0, 0}}}) {
+		t.Error("integralX")
 	}
 }

@@ -148,6 +148,8 @@ type Scores struct {
 	*SpectralEmbedding
 	// Accuracy and NMI hold one value per run (fractions in [0, 1]).
 	Accuracy, NMI []float64
+	// Labels are the clusters (0..K−1) of the first run, seeded seed.
+	Labels []int
 }
 
 // Score embeds x once and clusters the embedding runs times, k-means
@@ -181,6 +183,9 @@ func (nc NormalizedCut) Score(x *mat.Dense, y []int, runs int, seed uint64) (*Sc
 		}
 		sc.Accuracy = append(sc.Accuracy, acc)
 		sc.NMI = append(sc.NMI, nmi)
+		if r == 0 {
+			sc.Labels = km.Labels
+		}
 	}
 	return sc, nil
 }

@@ -301,3 +301,34 @@ func TestNormalizedCutContext(t *testing.T) {
 		}
 	}
 }
+
+// Score keeps the clusters of its first run: those of Fit with the same
+// seed, scoring the run's accuracy and NMI.
+func TestScoreKeepsFirstRunLabels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(120, 2, nil)
+	y := make([]int, 120)
+	for i := range y {
+		y[i] = i % 4
+		x.Set(i, 0, float64(2*(y[i]%2))+rng.NormFloat64()*0.6)
+		x.Set(i, 1, float64(2*(y[i]/2))+rng.NormFloat64()*0.6)
+	}
+	nc := NormalizedCut{K: 4}
+	sc, err := nc.Score(x, y, 3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc.Seed = 7
+	fit, err := nc.Fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(sc.Labels, fit.KMeans.Labels) {
+		t.Error("Score's first-run clusters are not Fit's with the same seed")
+	}
+	acc, _ := Accuracy(sc.Labels, y)
+	nmi, _ := NMI(sc.Labels, y)
+	if acc != sc.Accuracy[0] || nmi != sc.NMI[0] {
+		t.Errorf("first run: accuracy %v and NMI %v from its labels, %v and %v reported", acc, nmi, sc.Accuracy[0], sc.NMI[0])
+	}
+}

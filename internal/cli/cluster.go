@@ -14,10 +14,11 @@ import (
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/plot"
 	"github.com/dimred/dimred/preprocess"
 )
 
-const clusterUsage = "cluster -i DATA [-m METHOD|none] [-k CLUSTERS] [--dims D] [--affinity knn|rbf|selftune] [--nn P] [--sigma S] [--connect mst|grow|none] [--runs R] [--seed S] [--scale minmax] [-p key=value ...] [--format text|json]"
+const clusterUsage = "cluster -i DATA [-m METHOD|none] [-k CLUSTERS] [--dims D] [--affinity knn|rbf|selftune] [--nn P] [--sigma S] [--connect mst|grow|none] [--runs R] [--seed S] [--scale minmax] [-p key=value ...] [--plot CLUSTERS.png] [--format text|json]"
 
 const clusterHelp = `Embeds the rows with a method fitted on them (labels are used only by
 supervised methods), clusters the embedding by normalized-cut spectral
@@ -26,9 +27,13 @@ std of the clustering accuracy (seed 002 eq. 30, best one-to-one matching
 of clusters to classes) and of the NMI (arithmetic normalization) against
 the true classes. -m none clusters the (scaled) input features.
 
+--plot FILE (.png, .svg or .pdf) also draws the clustered embedding's
+first two coordinates coloured by the clusters of the first run (with -m
+none, the rows' first two principal components).
+
 Example (seed 002 Table 2, Digits 0689, raw features and LDA):
   dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m none
-  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune`
+  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune --plot clusters.png`
 
 // clusterReport is the JSON form of a cluster run.
 type clusterReport struct {
@@ -73,12 +78,16 @@ func runCluster(e *env, args []string) error {
 	seed := fs.Uint64("seed", 0, "seed of the first run")
 	scale := fs.String("scale", "minmax", "preprocessing fitted on the rows: none, minmax, zscore, unit, pca:0.99, or a comma list")
 	classes := fs.String("classes", "", "keep only the rows of these classes, by name, comma-separated (e.g. 0,6,8,9)")
+	plotPath := fs.String("plot", "", "also draw the clustered embedding's first two coordinates (with -m none: the rows' first two principal components), coloured by the clusters of the first run, to this file: .png, .svg or .pdf")
 	subsample := fs.Int("subsample", 0, "cluster this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	format := fs.String("format", "text", "output: text or json")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
 	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if err := checkPlot(*plotPath, df.input, df.labels); err != nil {
 		return err
 	}
 	switch {
@@ -191,9 +200,37 @@ func runCluster(e *env, args []string) error {
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		writeClusterText(e, &rep)
 	}
-	writeClusterText(e, &rep)
+	if *plotPath == "" {
+		return nil
+	}
+	z, axes := x, "z"
+	if _, d := x.Dims(); m == nil && d > 2 {
+		// The input features themselves: shown on their first two
+		// principal components.
+		pca, err := method.New("pca", nil)
+		if err != nil {
+			return err
+		}
+		if _, z, err = method.FitTransform(pca, x, nil, 2); err != nil {
+			return fmt.Errorf("--plot: the principal components of the rows: %w", err)
+		}
+		axes = "PC"
+	}
+	names := make([]string, nc.K)
+	for i := range names {
+		names[i] = fmt.Sprintf("cluster %d", i+1)
+	}
+	opt := plot.ScatterOptions{Title: fmt.Sprintf("%s, %s: %d clusters, accuracy %.1f %% (run 1)", ds.Name, *name, nc.K, 100*sc.Accuracy[0]), XLabel: axes + "1", YLabel: axes + "2"}
+	if err := plot.Scatter(*plotPath, z, sc.Labels, names, opt); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.progressLog(), "cluster: plot written to %s\n", *plotPath)
 	return nil
 }
 

@@ -137,8 +137,8 @@ func TestFitNamesResolvedKernel(t *testing.T) {
 	}
 }
 
-// eval --plot draws the error curves and transform --plot the embedding,
-// as PNG files of the default size; a path that cannot be written (an
+// eval --plot draws the error curves, transform --plot the embedding and
+// cluster --plot the clusters, as PNG files of the default size; a path that cannot be written (an
 // unknown extension, a missing directory, an input file) or a flag that
 // cannot be combined with it is refused before any work.
 func TestPlotFlags(t *testing.T) {
@@ -147,14 +147,17 @@ func TestPlotFlags(t *testing.T) {
 	if st, _, errs := run(t, "fit", "-m", "lda", "-i", "builtin:iris", "-o", model); st != 0 {
 		t.Fatalf("fit: %s", errs)
 	}
-	curves, emb := filepath.Join(dir, "curves.png"), filepath.Join(dir, "z.png")
+	curves, emb, clusters := filepath.Join(dir, "curves.png"), filepath.Join(dir, "z.png"), filepath.Join(dir, "clusters.png")
 	if st, _, errs := run(t, "eval", "-i", "builtin:iris", "-m", "pca,lda", "-c", "ncc", "--cv", "3", "--repeats", "2", "--plot", curves); st != 0 {
 		t.Fatalf("eval --plot: status %d: %s", st, errs)
 	}
 	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.csv"), "--plot", emb); st != 0 {
 		t.Fatalf("transform --plot: status %d: %s", st, errs)
 	}
-	for _, p := range []string{curves, emb} {
+	if st, _, errs := run(t, "cluster", "-i", "builtin:iris", "--runs", "2", "--plot", clusters); st != 0 {
+		t.Fatalf("cluster --plot: status %d: %s", st, errs)
+	}
+	for _, p := range []string{curves, emb, clusters} {
 		f, err := os.Open(p)
 		if err != nil {
 			t.Fatal(err)
@@ -177,6 +180,7 @@ func TestPlotFlags(t *testing.T) {
 		{[]string{"eval", "-i", "builtin:iris", "--plot", filepath.Join(dir, "none", "c.png")}, "does not exist"},
 		{[]string{"eval", "-i", "builtin:iris", "--nested", "--plot", curves}, "without --nested"},
 		{[]string{"transform", "--model", model, "-i", "builtin:iris", "--stream", "--plot", emb}, "--stream"},
+		{[]string{"cluster", "-i", "builtin:iris", "--plot", filepath.Join(dir, "c.txt")}, `unsupported extension ".txt"`},
 		{[]string{"transform", "--model", model, "-i", svgInput, "--format-in", "csv", "--plot", svgInput}, "is an input file"},
 	} {
 		if st, _, errs := run(t, c.args...); st != 2 || !strings.Contains(errs, c.want) {

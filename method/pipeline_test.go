@@ -335,24 +335,7 @@ func TestLoadLiftedRoute(t *testing.T) {
 	ds = ds.Subset(idx)
 	p, buf := fitSaved(t, PipelineSpec{Method: "kpca", Scale: "minmax"}, ds) // 300×299 coefficients, binary
 	good := buf.String()
-	lifted, bl := embed.LiftBlobs(buf.Bytes())
-	if bl == nil {
-		t.Fatal("nothing lifted from a model with a 300×299 coefficient matrix")
-	}
-	_, fast, err := decodeFile(lifted, bl, "m.json")
-	if err != nil || bl.Complete() != nil {
-		t.Fatalf("the lifted route failed: %v, %v", err, bl.Complete())
-	}
-	_, slow, err := decodeFile(buf.Bytes(), nil, "m.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	x, _ := p.Preprocess.Apply(ds.X)
-	z0, _ := fast.Model.Transform(x)
-	z1, _ := slow.Model.Transform(x)
-	if !mat.Equal(z0, z1) {
-		t.Error("the lifted route reads another model")
-	}
+	liftedAsSlow(t, "kpca", p, buf.Bytes(), ds.X)
 	at := strings.Index(good, `"float64le":"`) + len(`"float64le":"`) + 1000
 	c := byte('A')
 	if good[at] == 'A' {
@@ -493,23 +476,34 @@ func TestLoadLiftedRouteModelKinds(t *testing.T) {
 		if !strings.Contains(buf.String(), c.kind) {
 			t.Fatalf("%s: no %s model in the file", c.spec.Method, c.kind)
 		}
-		lifted, bl := embed.LiftBlobs(buf.Bytes())
-		if bl == nil {
-			t.Fatalf("%s: nothing lifted", c.spec.Method)
-		}
-		_, fast, err := decodeFile(lifted, bl, "m.json")
-		if err != nil || bl.Complete() != nil {
-			t.Fatalf("%s: the lifted route failed: %v, %v", c.spec.Method, err, bl.Complete())
-		}
-		_, slow, err := decodeFile(buf.Bytes(), nil, "m.json")
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, _ := p.Preprocess.Apply(ds.X)
-		z0, _ := fast.Model.Transform(x)
-		z1, _ := slow.Model.Transform(x)
-		if !mat.Equal(z0, z1) {
-			t.Errorf("%s: the lifted route reads another model", c.spec.Method)
-		}
+		liftedAsSlow(t, c.spec.Method, p, buf.Bytes(), ds.X)
+	}
+}
+
+// liftedAsSlow checks that the saved file b of p loads by the lifted route
+// (something lifted, every lifted string read back once) and maps the raw
+// rows x as the file read by encoding/json alone does.
+func liftedAsSlow(t *testing.T, name string, p *Pipeline, b []byte, x *mat.Dense) {
+	t.Helper()
+	lifted, bl := embed.LiftBlobs(b)
+	if bl == nil {
+		t.Fatalf("%s: nothing lifted", name)
+	}
+	_, fast, err := decodeFile(lifted, bl, "m.json")
+	if err != nil || bl.Complete() != nil {
+		t.Fatalf("%s: the lifted route failed: %v, %v", name, err, bl.Complete())
+	}
+	_, slow, err := decodeFile(b, nil, "m.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	px, err := p.Preprocess.Apply(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z0, _ := fast.Model.Transform(px)
+	z1, _ := slow.Model.Transform(px)
+	if !mat.Equal(z0, z1) {
+		t.Errorf("%s: the lifted route reads another model", name)
 	}
 }

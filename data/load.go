@@ -22,7 +22,7 @@ import (
 // variables fea and gnd with the orientation guessed from the labels.
 type Options struct {
 	// Format overrides the format guessed from the file name: "csv", "tsv",
-	// "libsvm" (also "svm", "svmlight"), "arff", "npy" or "mat". Empty
+	// "libsvm" (also "svm", "svmlight"), "arff", "npy", "npz" or "mat". Empty
 	// means: from the extension, after removing a ".gz" suffix.
 	Format string
 
@@ -99,6 +99,17 @@ type Options struct {
 	// Only used with the npy format; a ".gz" suffix is decompressed.
 	LabelsFile string
 
+	// NPZFeatures names the array of a NumPy .npz archive holding the
+	// features. Empty means the first of NPZFeatureNames the archive
+	// holds (X, x, data, …), else its only array.
+	NPZFeatures string
+
+	// NPZLabels names the array of a .npz archive holding the labels.
+	// Empty means the first of NPZLabelNames the archive holds (y, Y,
+	// labels, …); none is an error when the archive holds other arrays
+	// than the features (unless NoLabels).
+	NPZLabels string
+
 	// MatFeatures names the MATLAB variable holding the features. Empty
 	// means "fea".
 	MatFeatures string
@@ -122,6 +133,7 @@ const (
 	FormatLIBSVM = "libsvm"
 	FormatARFF   = "arff"
 	FormatNPY    = "npy"
+	FormatNPZ    = "npz"
 	FormatMAT    = "mat"
 )
 
@@ -133,6 +145,7 @@ var formatByExt = map[string]string{
 	".svmlight": FormatLIBSVM,
 	".arff":     FormatARFF,
 	".npy":      FormatNPY,
+	".npz":      FormatNPZ,
 	".mat":      FormatMAT,
 }
 
@@ -150,6 +163,8 @@ func normalizeFormat(f string) (string, bool) {
 		return FormatARFF, true
 	case "npy":
 		return FormatNPY, true
+	case "npz":
+		return FormatNPZ, true
 	case "mat":
 		return FormatMAT, true
 	}
@@ -164,7 +179,7 @@ func DetectFormat(path string) (string, error) {
 	if f, ok := formatByExt[ext]; ok {
 		return f, nil
 	}
-	return "", fmt.Errorf("%s: unknown file extension %q; want .csv, .tsv, .libsvm, .svm, .svmlight, .arff, .npy or .mat (optionally followed by .gz), or set the format explicitly", path, ext)
+	return "", fmt.Errorf("%s: unknown file extension %q; want .csv, .tsv, .libsvm, .svm, .svmlight, .arff, .npy, .npz or .mat (optionally followed by .gz), or set the format explicitly", path, ext)
 }
 
 // Load reads the data set in the file at path. The format comes from the
@@ -230,6 +245,8 @@ func decode(b []byte, path, format string, opt Options) (*Dataset, error) {
 		d, err = ReadARFF(r, path, opt)
 	case FormatNPY:
 		d, err = loadNPY(b, path, opt)
+	case FormatNPZ:
+		d, err = readNPZ(b, path, opt)
 	case FormatMAT:
 		d, err = ReadMAT(r, path, opt)
 	}
@@ -247,7 +264,7 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 	if format != "" {
 		f, ok := normalizeFormat(format)
 		if !ok {
-			return "", opt, fmt.Errorf("%s: unknown format %q; want csv, tsv, libsvm, arff, npy or mat", path, format)
+			return "", opt, fmt.Errorf("%s: unknown format %q; want csv, tsv, libsvm, arff, npy, npz or mat", path, format)
 		}
 		format = f
 	} else {
@@ -262,6 +279,12 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 	}
 	if err := checkOptions(path, opt); err != nil {
 		return "", opt, err
+	}
+	if (opt.NPZFeatures != "" || opt.NPZLabels != "") && format != FormatNPZ {
+		return "", opt, fmt.Errorf("%s: --npz-x and --npz-y (Options.NPZFeatures, NPZLabels) name arrays of .npz data, not %s", path, format)
+	}
+	if (opt.MatFeatures != "" || opt.MatLabels != "" || opt.MatSamples != "") && format != FormatMAT {
+		return "", opt, fmt.Errorf("%s: --mat-fea, --mat-gnd and --mat-samples (Options.MatFeatures, MatLabels, MatSamples) are for .mat data, not %s", path, format)
 	}
 	if format == FormatTSV && opt.Delimiter == 0 {
 		opt.Delimiter = '\t'

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -28,6 +29,15 @@ func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
 	a, err := decodeNPY(b, name)
 	if err != nil {
 		return nil, err
+	}
+	return a.matrix(name)
+}
+
+// matrix returns the array as a matrix: a 2-D array rows × columns, a 1-D
+// array one column; name is the file named in errors.
+func (a *npyArray) matrix(name string) (*mat.Dense, error) {
+	if a.strs != nil {
+		return nil, offsetErr(name, 8, "the array holds strings (dtype %q); features must be numbers", a.dtype)
 	}
 	shape := a.shape
 	var rows, cols int
@@ -60,7 +70,9 @@ func ReadNPY(r io.Reader, name string) (*mat.Dense, error) {
 
 // npyArray is a decoded .npy file.
 type npyArray struct {
-	vals     []float64 // values in file order
+	vals     []float64 // values in file order (numeric dtypes)
+	strs     []string  // values in file order (string dtypes)
+	dtype    string
 	shape    []int
 	fortran  bool  // column-major order
 	dataOff  int64 // file offset of the first value
@@ -111,10 +123,6 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 	}
 	dataOff := int64(len(b)) - int64(br.Len())
 	hdr := rr.Header.Descr
-	rt := npy.TypeFrom(hdr.Type)
-	if rt == nil {
-		return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer or bool array", hdr.Type)
-	}
 	n := 1
 	for _, d := range hdr.Shape {
 		if d < 0 || (d > 0 && n > math.MaxInt32/d) {
@@ -122,9 +130,25 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 		}
 		n *= d
 	}
-	size := int64(rt.Size())
-	if rt.Kind() == reflect.Complex64 || rt.Kind() == reflect.Complex128 || rt.Kind() == reflect.String {
-		return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer or bool array", hdr.Type)
+	str, isStr := parseStringDescr(hdr.Type)
+	var (
+		rt   reflect.Type
+		size int64
+	)
+	switch {
+	case isStr:
+		size = int64(str.width)
+		if str.unicode {
+			size *= 4
+		}
+	case strings.Contains(hdr.Type, "O"):
+		return nil, offsetErr(name, 8, "dtype %q is an array of Python objects (pickled), which dimred does not read; save numbers as a numeric dtype and class names as fixed-width strings (.astype(str))", hdr.Type)
+	default:
+		rt = npy.TypeFrom(hdr.Type)
+		if rt == nil || rt.Kind() == reflect.Complex64 || rt.Kind() == reflect.Complex128 || rt.Kind() == reflect.String {
+			return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", hdr.Type)
+		}
+		size = int64(rt.Size())
 	}
 	if need := int64(n) * size; int64(br.Len()) < need {
 		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d", hdr.Shape, hdr.Type, need, dataOff, br.Len())
@@ -133,6 +157,11 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 		// whose shape does not match the data, or several arrays saved into
 		// one file, of which only the first would be read.
 		return nil, offsetErr(name, dataOff+need, "%d bytes after the data: shape %v of %s ends at byte %d of %d (a wrong shape in the header, or several arrays saved into one file? dimred reads one array per .npy file)", extra, hdr.Shape, hdr.Type, dataOff+need, len(b))
+	}
+	if isStr {
+		a := &npyArray{shape: hdr.Shape, fortran: hdr.Fortran, dataOff: dataOff, itemSize: size, dtype: hdr.Type}
+		a.strs = str.decode(b[dataOff:], n)
+		return a, nil
 	}
 
 	vals := make([]float64, n)
@@ -197,12 +226,63 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 			}
 		}
 	default:
-		return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer or bool array", hdr.Type)
+		return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", hdr.Type)
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &npyArray{vals: vals, shape: hdr.Shape, fortran: hdr.Fortran, dataOff: dataOff, itemSize: size}, nil
+	return &npyArray{vals: vals, shape: hdr.Shape, fortran: hdr.Fortran, dataOff: dataOff, itemSize: size, dtype: hdr.Type}, nil
+}
+
+// stringDescr is a fixed-width string dtype: NumPy's bytes ("S", "|S5")
+// or unicode ("U", "<U5": UTF-32 code units in the given byte order).
+type stringDescr struct {
+	unicode   bool
+	bigEndian bool
+	width     int // characters (unicode) or bytes
+}
+
+var stringDescrRE = regexp.MustCompile(`^([<>|=]?)([SUa])(\d+)$`)
+
+// parseStringDescr reads a fixed-width string dtype such as "<U7" or
+// "|S3".
+func parseStringDescr(t string) (stringDescr, bool) {
+	m := stringDescrRE.FindStringSubmatch(t)
+	if m == nil {
+		return stringDescr{}, false
+	}
+	w, err := strconv.Atoi(m[3])
+	if err != nil || w < 1 || w > 1<<20 {
+		return stringDescr{}, false
+	}
+	return stringDescr{unicode: m[2] == "U", bigEndian: m[1] == ">", width: w}, true
+}
+
+// decode returns the n strings at the start of b (whose length the caller
+// checked), each without the NUL padding NumPy adds and strips. A code
+// unit that is not a Unicode scalar value becomes U+FFFD.
+func (d stringDescr) decode(b []byte, n int) []string {
+	out := make([]string, n)
+	for k := range out {
+		if !d.unicode {
+			item := b[k*d.width : (k+1)*d.width]
+			out[k] = string(bytes.TrimRight(item, "\x00"))
+			continue
+		}
+		item := b[k*d.width*4 : (k+1)*d.width*4]
+		var sb strings.Builder
+		for i := 0; i < len(item); i += 4 {
+			var u uint32
+			if d.bigEndian {
+				u = binary.BigEndian.Uint32(item[i:])
+			} else {
+				u = binary.LittleEndian.Uint32(item[i:])
+			}
+			sb.WriteRune(rune(u)) // invalid values write U+FFFD
+		}
+		out[k] = strings.TrimRight(sb.String(), "\x00")
+	}
+	return out
 }
 
 func convert[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](dst []float64, src []T) {
@@ -252,17 +332,8 @@ func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []str
 		if err != nil {
 			return nil, nil, err
 		}
-		vals, shape := a.vals, a.shape
-		vector := len(shape) == 1 || (len(shape) == 2 && (shape[0] == 1 || shape[1] == 1))
-		if !vector {
-			return nil, nil, offsetErr(name, 0, "labels array has shape %v; want a vector", shape)
-		}
-		texts = make([]string, len(vals))
-		for i, v := range vals {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-				return nil, nil, offsetErr(name, a.offset(i), "label %d is %v; labels must be integers", i+1, v)
-			}
-			texts[i] = strconv.FormatInt(int64(v), 10)
+		if texts, err = a.labelTexts(name); err != nil {
+			return nil, nil, err
 		}
 	} else {
 		s := string(b)
@@ -295,6 +366,27 @@ func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []str
 		return nil, nil, err
 	}
 	return y, cn, nil
+}
+
+// labelTexts returns the labels of a vector array (1-D, or 2-D with one
+// row or column) as text: integers in decimal, strings as they are.
+func (a *npyArray) labelTexts(name string) ([]string, error) {
+	shape := a.shape
+	vector := len(shape) == 1 || (len(shape) == 2 && (shape[0] == 1 || shape[1] == 1))
+	if !vector {
+		return nil, offsetErr(name, 0, "labels array has shape %v; want a vector", shape)
+	}
+	if a.strs != nil {
+		return a.strs, nil
+	}
+	texts := make([]string, len(a.vals))
+	for i, v := range a.vals {
+		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
+			return nil, offsetErr(name, a.offset(i), "label %d is %v; labels must be integers or strings", i+1, v)
+		}
+		texts[i] = strconv.FormatInt(int64(v), 10)
+	}
+	return texts, nil
 }
 
 // WriteNPY writes m to path as a NumPy .npy file of float64 in C order

@@ -100,8 +100,9 @@ func TestReadNPYErrors(t *testing.T) {
 		{"no newline header", append(append(slices.Clone(npy.Magic[:]), 1, 0, 4, 0), "{}  "...), []string{"bad.npy", "header"}},
 		{"3-D", rawNPY("<f8", false, "(1, 1, 1)", make([]byte, 8)), []string{"bad.npy", "shape [1 1 1]", "1-D or 2-D"}},
 		{"complex", rawNPY("<c16", false, "(1,)", make([]byte, 16)), []string{"bad.npy", "unsupported dtype"}},
-		{"string", rawNPY("|S3", false, "(1,)", make([]byte, 3)), []string{"bad.npy", "unsupported dtype"}},
-		{"object", rawNPY("|O", false, "(1,)", make([]byte, 8)), []string{"bad.npy", "unsupported dtype"}},
+		{"string", rawNPY("|S3", false, "(1,)", make([]byte, 3)), []string{"bad.npy", "byte offset 8", `holds strings (dtype "|S3"); features must be numbers`}},
+		{"unicode truncated", rawNPY("<U3", false, "(2,)", make([]byte, 20)), []string{"bad.npy", "truncated", "needs 24 data bytes"}},
+		{"object", rawNPY("|O", false, "(1,)", make([]byte, 8)), []string{"bad.npy", `dtype "|O" is an array of Python objects (pickled)`, ".astype(str)"}},
 		{"empty array", rawNPY("<f8", false, "(0, 3)", nil), []string{"bad.npy", "empty"}},
 		{"NaN", rawNPY("<f8", false, "(2,)", encodeValues(binary.LittleEndian, []float64{1, math.NaN()})), []string{"bad.npy", "row 2, column 1 is NaN", "byte offset 136"}},
 	}

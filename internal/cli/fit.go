@@ -291,7 +291,7 @@ func runTransform(e *env, args []string) error {
 	fs := newFlags(e, "transform")
 	df := addDataFlags(fs)
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
-	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first) or .npy (the embedding only), any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only) or .npz (arrays X and y), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM in, CSV/TSV out; labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
@@ -380,8 +380,8 @@ func keepDims(p *method.Pipeline, dims int) (*method.Pipeline, error) {
 // which cannot be read twice) must give the model's feature names in the
 // model's order (method.Pipeline.CheckFeatureNames).
 func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int, checkNames bool) error {
-	if format == "npy" {
-		return usagef("--stream writes CSV or TSV: a .npy header needs the row count before the rows")
+	if format == "npy" || format == "npz" {
+		return usagef("--stream writes CSV or TSV: a .%s file's header needs the row count before the rows", format)
 	}
 	if chunk < 1 {
 		return usagef("--chunk must be ≥ 1, got %d", chunk)

@@ -32,8 +32,9 @@ examples:
   dimred fit -m ksr -i big.csv --stream -p space=nystrom -p landmarks=1000 -p gamma=0.01 -o ksr.json`,
 	"transform": `Maps rows through a model written by 'dimred fit' (its preprocessing
 first). The output format follows the extension of -o: .csv or .tsv (label
-column first, then z1, z2, …), .npy (the embedding only), any of them
-followed by .gz; - (the default) is CSV on standard output. The file is
+column first, then z1, z2, …), .npy (the embedding only), .npz (the
+embedding as the array X and the labels, when the input has them, as y:
+np.load reads it, and so does dimred), any of them followed by .gz; - (the default) is CSV on standard output. The file is
 written to a temporary name and renamed, so a failed run never leaves a
 partial file or damages an existing one. With --stream the rows are read,
 mapped and written a chunk at a time (CSV or TSV out), for inputs larger
@@ -46,6 +47,7 @@ examples:
   dimred transform --model gda.json -i builtin:wine -o z.csv
   dimred transform --model gda.json -i builtin:wine -o z.csv --plot z.png
   dimred transform --model gda.json -i new.csv.gz -o z.npy
+  dimred transform --model gda.json -i digits.npz -o z.npz
   cat new.csv | dimred transform --model gda.json -i - -k 2
   dimred transform --model ksr.json -i big.csv --stream -o z.csv.gz`,
 	"score": `Prints the quadratic mutual information I_Q(Z;Y) (Bouzas et al. 2015,

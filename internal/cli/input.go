@@ -15,14 +15,15 @@ type dataFlags struct {
 	format, labelCol, classAttr, drop, missing       string
 	weights                                          string
 	nominal, labels, matFea, matGnd, matSamples, sep string
+	npzX, npzY                                       string
 	noLabels, noHeader                               bool
 	features                                         int
 }
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .mat, optionally .gz), builtin:NAME, or - for standard input (transform; CSV unless --format-in)")
-	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, mat")
+	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .npz .mat, optionally .gz), builtin:NAME, or - for standard input (transform; CSV unless --format-in)")
+	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, npz, mat")
 	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
 	fs.StringVar(&d.drop, "drop", "", "ARFF attributes to drop, comma-separated names or indices")
@@ -30,6 +31,8 @@ func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.weights, "arff-weights", "", "ARFF instance weights other than 1: reject (default) or ignore (read the rows unweighted)")
 	fs.StringVar(&d.nominal, "nominal", "", "ARFF nominal inputs: ordinal (default) or onehot")
 	fs.StringVar(&d.labels, "labels", "", "labels file for .npy data (.npy or one label per line)")
+	fs.StringVar(&d.npzX, "npz-x", "", "NumPy .npz feature array (default: X, x, data, features, fea or arr_0, else the only array)")
+	fs.StringVar(&d.npzY, "npz-y", "", "NumPy .npz label array, integers or strings (default: y, Y, labels, label, target, targets, gnd or arr_1)")
 	fs.StringVar(&d.matFea, "mat-fea", "", "MATLAB feature variable (default fea)")
 	fs.StringVar(&d.matGnd, "mat-gnd", "", "MATLAB label variable (default gnd)")
 	fs.StringVar(&d.matSamples, "mat-samples", "", "MATLAB orientation: rows or columns (default: guessed from the labels)")
@@ -46,6 +49,7 @@ func (d *dataFlags) options() (data.Options, error) {
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Weights: d.weights, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
 		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
+		NPZFeatures: d.npzX, NPZLabels: d.npzY,
 	}
 	if d.drop != "" {
 		opt.Drop = strings.Split(d.drop, ",")

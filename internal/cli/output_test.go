@@ -15,8 +15,8 @@ import (
 	"github.com/dimred/dimred/plot"
 )
 
-// transform writes by extension (.csv, .tsv, .npy, any of them .gz; -
-// for stdout) and reads -i - from stdin; the model written by fit loads in
+// transform writes by extension (.csv, .tsv, .npy, .npz, any of them
+// .gz; - for stdout) and reads -i - from stdin; the model written by fit loads in
 // the library and maps rows the same way.
 func TestTransformOutputs(t *testing.T) {
 	dir := t.TempDir()
@@ -26,7 +26,7 @@ func TestTransformOutputs(t *testing.T) {
 	}
 	_, stdout, _ := run(t, "transform", "--model", model, "-i", "builtin:iris")
 	want := readCSVFloats(t, write(t, "stdout.csv", stdout))
-	for _, name := range []string{"z.csv", "z.tsv", "z.csv.gz", "z.tsv.gz", "z.npy", "z.npy.gz"} {
+	for _, name := range []string{"z.csv", "z.tsv", "z.csv.gz", "z.tsv.gz", "z.npy", "z.npy.gz", "z.npz", "z.npz.gz"} {
 		out := filepath.Join(dir, name)
 		if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", out); st != 0 {
 			t.Fatalf("%s: %s", name, errs)
@@ -53,6 +53,10 @@ func TestTransformOutputs(t *testing.T) {
 		if len(got) != len(want) || got[7][2] != want[7][2] || got[149][1] != want[149][1] {
 			t.Errorf("%s: content differs from the stdout CSV", name)
 		}
+	}
+	// The .npz output (arrays X and y) is data for the next command.
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", filepath.Join(dir, "z.npz"), "-o", filepath.Join(dir, "lda.json")); st != 0 {
+		t.Errorf("fit on transform's .npz: %s", errs)
 	}
 	// -i - reads CSV from stdin.
 	var csvIn bytes.Buffer
@@ -84,7 +88,7 @@ func TestTransformOutputs(t *testing.T) {
 	if z.At(7, 1) != want[7][2] {
 		t.Errorf("library transform %v, CLI %v", z.At(7, 1), want[7][2])
 	}
-	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv or .npy") {
+	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv, .npy or .npz") {
 		t.Errorf("unknown extension: status %d, %s", st, errs)
 	}
 }

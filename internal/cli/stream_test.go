@@ -260,7 +260,7 @@ func TestTransformStream(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy")}, "a .npy header needs the row count"},
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy")}, "a .npy file's header needs the row count"},
 		{[]string{"-i", csvPath, "--chunk", "0"}, "--chunk must be"},
 		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV or LIBSVM file"},
 		{[]string{"-i", csvPath, "-k", "99"}, "-k 99: the model has"},

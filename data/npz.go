@@ -1,0 +1,285 @@
+package data
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/sbinet/npyio/npy"
+)
+
+// NumPy's .npz archives (np.savez, np.savez_compressed): a zip file of
+// .npy arrays, one per keyword. Python users keep a data set as one such
+// file (np.savez("digits.npz", X=X, y=y)), so dimred reads the features
+// from one array and the labels from another, and writes an embedding
+// back the same way (X and y), which np.load and dimred itself read. The
+// zip container is the standard library's archive/zip and each member
+// goes through the .npy decoder of npy.go (its dtypes, byte orders,
+// Fortran order and error messages); npyio's npz package would give
+// neither those messages nor the string labels below.
+
+// NPZFeatureNames are the arrays tried, in order, for the features of a
+// .npz file when Options.NPZFeatures is empty; NPZLabelNames those tried
+// for the labels when Options.NPZLabels is empty. arr_0 and arr_1 are
+// the names np.savez gives positional arrays (np.savez(f, X, y)).
+var (
+	NPZFeatureNames = []string{"X", "x", "data", "features", "fea", "arr_0"}
+	NPZLabelNames   = []string{"y", "Y", "labels", "label", "target", "targets", "gnd", "arr_1"}
+)
+
+// ReadNPZ reads a NumPy .npz archive from r; name is the file named in
+// errors. The features are the array opt.NPZFeatures (else the first of
+// NPZFeatureNames present, else the archive's only array): a 2-D array of
+// numbers, or 1-D for one feature. The labels are the array opt.NPZLabels
+// (else the first of NPZLabelNames present): a vector of integers or of
+// fixed-width strings (NumPy's "<U…" and "S…" dtypes), "" or "?" for an
+// unlabelled row. An archive with other arrays but no label array is an
+// error listing them, unless opt.NoLabels.
+func ReadNPZ(r io.Reader, name string, opt Options) (*Dataset, error) {
+	if err := checkOptions(name, opt); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &FormatError{File: name, Offset: -1, Msg: "read error", Err: err}
+	}
+	return readNPZ(b, name, opt)
+}
+
+func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		msg := "not a NumPy .npz file (a zip archive of .npy arrays)"
+		if len(b) >= 4 && bytes.HasPrefix(b, []byte("PK\x03\x04")) {
+			msg = "unreadable zip archive (truncated or damaged?)"
+		}
+		return nil, &FormatError{File: name, Offset: -1, Msg: msg, Err: err}
+	}
+	members := map[string]*zip.File{}
+	var keys []string
+	for _, f := range zr.File {
+		key, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok || f.FileInfo().IsDir() {
+			continue // np.savez writes only .npy members
+		}
+		if _, dup := members[key]; dup {
+			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("the archive holds two arrays named %q", key)}
+		}
+		members[key] = f
+		keys = append(keys, key)
+	}
+	if len(keys) == 0 {
+		return nil, &FormatError{File: name, Offset: -1, Msg: "the archive holds no .npy arrays"}
+	}
+	listing := func() string {
+		q := make([]string, len(keys))
+		for i, k := range keys {
+			q[i] = strconv.Quote(k)
+		}
+		return strings.Join(q, ", ")
+	}
+
+	featKey, err := pickNPZ(name, members, opt.NPZFeatures, NPZFeatureNames, "feature", "--npz-x (Options.NPZFeatures)", listing)
+	if err != nil {
+		return nil, err
+	}
+	if featKey == "" {
+		if len(keys) != 1 {
+			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no feature array: none of the archive's arrays %s is named %s; name it with --npz-x (Options.NPZFeatures)", listing(), strings.Join(NPZFeatureNames, ", "))}
+		}
+		featKey = keys[0]
+	}
+	fa, fname, err := npzArray(name, members[featKey])
+	if err != nil {
+		return nil, err
+	}
+	x, err := fa.matrix(fname)
+	if err != nil {
+		return nil, err
+	}
+	n, p := x.Dims()
+	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: defaultNames(p)}
+	if opt.NoLabels {
+		return d, nil
+	}
+	others := slices.DeleteFunc(slices.Clone(NPZLabelNames), func(k string) bool { return k == featKey })
+	labelKey, err := pickNPZ(name, members, opt.NPZLabels, others, "label", "--npz-y (Options.NPZLabels)", listing)
+	if err != nil {
+		return nil, err
+	}
+	if labelKey == featKey && labelKey != "" {
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("array %q cannot be both the features and the labels", labelKey)}
+	}
+	if labelKey == "" {
+		if len(keys) == 1 {
+			return d, nil // the features alone: unlabelled data
+		}
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no label array: the archive holds %s, none of them named %s; name it with --npz-y (Options.NPZLabels), or read the data unlabelled with --no-labels (Options.NoLabels)", listing(), strings.Join(others, ", "))}
+	}
+	la, lname, err := npzArray(name, members[labelKey])
+	if err != nil {
+		return nil, err
+	}
+	texts, err := la.labelTexts(lname)
+	if err != nil {
+		return nil, err
+	}
+	if len(texts) != n {
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label array %q has %d entries but feature array %q has %d rows", labelKey, len(texts), featKey, n)}
+	}
+	y, cn, err := encodeLabels(texts, opt.Classes)
+	if err != nil {
+		var le *labelError
+		if errors.As(err, &le) {
+			return nil, &FormatError{File: lname, Offset: -1, Msg: fmt.Sprintf("label %d: %s", le.Row+1, le.Msg)}
+		}
+		return nil, err
+	}
+	d.Y, d.ClassNames = y, cn
+	return d, nil
+}
+
+// pickNPZ returns the array of the given role: want when it is set (an
+// error when the archive lacks it), else the first of defaults present,
+// else "".
+func pickNPZ(name string, members map[string]*zip.File, want string, defaults []string, role, flag string, listing func() string) (string, error) {
+	if want != "" {
+		if _, ok := members[want]; !ok {
+			return "", &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no %s array %q (%s); the archive holds %s", role, want, flag, listing())}
+		}
+		return want, nil
+	}
+	for _, k := range defaults {
+		if _, ok := members[k]; ok {
+			return k, nil
+		}
+	}
+	return "", nil
+}
+
+// npzArray decodes one member of an archive; the name it returns for
+// errors is "file.npz[key.npy]".
+func npzArray(name string, f *zip.File) (*npyArray, string, error) {
+	where := name + "[" + f.Name + "]"
+	if f.UncompressedSize64 > uint64(MaxInputBytes) {
+		return nil, where, &FormatError{File: where, Offset: -1, Msg: fmt.Sprintf("the array is %d bytes uncompressed, more than the %d bytes a reader holds (data.MaxInputBytes)", f.UncompressedSize64, MaxInputBytes)}
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, where, &FormatError{File: where, Offset: -1, Msg: "cannot open the archive member", Err: err}
+	}
+	defer rc.Close()
+	// Room for the stated size, but no more than deflate can expand the
+	// stored bytes to: a small member cannot claim gigabytes of memory.
+	size := min(f.UncompressedSize64, 1100*f.CompressedSize64+4096)
+	buf := bytes.NewBuffer(make([]byte, 0, size))
+	// The limit guards against a member whose header understates its size.
+	if _, err := io.Copy(buf, io.LimitReader(rc, MaxInputBytes+1)); err != nil {
+		return nil, where, &FormatError{File: where, Offset: -1, Msg: "cannot read the archive member (truncated or damaged?)", Err: err}
+	}
+	if int64(buf.Len()) > MaxInputBytes {
+		return nil, where, &FormatError{File: where, Offset: -1, Msg: fmt.Sprintf("the array expands beyond the %d bytes a reader holds (data.MaxInputBytes)", MaxInputBytes)}
+	}
+	a, err := decodeNPY(buf.Bytes(), where)
+	return a, where, err
+}
+
+// WriteNPZ writes d to w as a NumPy .npz archive (uncompressed, as
+// np.savez writes): the rows as the float64 array X and, when d has
+// labels, the array y of their class names: int64 when every name is an
+// integer and no row is unlabelled, else fixed-width unicode strings ("" for
+// an unlabelled row). ReadNPZ and np.load read it back.
+func WriteNPZ(w io.Writer, d *Dataset) error {
+	if d == nil || d.X == nil || d.X.IsEmpty() {
+		return fmt.Errorf("Write npz: no data")
+	}
+	if err := CheckFinite("rows", d.X); err != nil {
+		return err
+	}
+	zw := zip.NewWriter(w)
+	add := func(key string, write func(io.Writer) error) error {
+		f, err := zw.CreateHeader(&zip.FileHeader{Name: key + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		return write(f)
+	}
+	if err := add("X", func(w io.Writer) error { return npy.Write(w, d.X) }); err != nil {
+		return err
+	}
+	if d.Y != nil {
+		if n, _ := d.X.Dims(); len(d.Y) != n {
+			return fmt.Errorf("Write npz: %d labels for %d rows", len(d.Y), n)
+		}
+		texts := make([]string, len(d.Y))
+		for i, c := range d.Y {
+			if c == Unlabeled {
+				continue
+			}
+			if c < 0 || c >= len(d.ClassNames) {
+				return fmt.Errorf("Write npz: row %d has label %d; the data has %d class names", i+1, c, len(d.ClassNames))
+			}
+			texts[i] = d.ClassNames[c]
+		}
+		if err := add("y", func(w io.Writer) error { return writeLabelArray(w, texts) }); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+// writeLabelArray writes texts as a .npy vector: int64 when every text is
+// an integer, else NumPy's fixed-width unicode ("<U…", UTF-32).
+func writeLabelArray(w io.Writer, texts []string) error {
+	ints := make([]int64, len(texts))
+	for i, t := range texts {
+		v, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || strconv.FormatInt(v, 10) != t {
+			return writeUnicodeNPY(w, texts)
+		}
+		ints[i] = v
+	}
+	return npy.Write(w, ints)
+}
+
+// writeUnicodeNPY writes texts as a 1-D .npy array of dtype "<U{width}",
+// width the longest text in code points (at least 1).
+func writeUnicodeNPY(w io.Writer, texts []string) error {
+	width := 1
+	for _, t := range texts {
+		width = max(width, utf8.RuneCountInString(t))
+	}
+	hdr := fmt.Sprintf("{'descr': '<U%d', 'fortran_order': False, 'shape': (%d,), }", width, len(texts))
+	// Version 1.0: magic, version, a 2-byte header length; the header is
+	// padded with spaces and a newline to a multiple of 64 bytes.
+	pad := 64 - (len(npy.Magic)+2+2+len(hdr)+1)%64
+	hdr += strings.Repeat(" ", pad%64) + "\n"
+	var head bytes.Buffer
+	head.Write(npy.Magic[:])
+	head.Write([]byte{1, 0})
+	binary.Write(&head, binary.LittleEndian, uint16(len(hdr)))
+	head.WriteString(hdr)
+	if _, err := w.Write(head.Bytes()); err != nil {
+		return err
+	}
+	item := make([]byte, 4*width)
+	for _, t := range texts {
+		clear(item)
+		k := 0
+		for _, r := range t {
+			binary.LittleEndian.PutUint32(item[k:], uint32(r))
+			k += 4
+		}
+		if _, err := w.Write(item); err != nil {
+			return err
+		}
+	}
+	return nil
+}

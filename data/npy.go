@@ -52,18 +52,21 @@ func (a *npyArray) matrix(name string) (*mat.Dense, error) {
 	if rows == 0 || cols == 0 {
 		return nil, offsetErr(name, 0, "array of shape %v is empty", shape)
 	}
-	x := mat.NewDense(rows, cols, nil)
 	for k, v := range a.vals {
-		var i, j int
-		if a.fortran {
-			i, j = k%rows, k/rows
-		} else {
-			i, j = k/cols, k%cols
-		}
 		if math.IsNaN(v) || math.IsInf(v, 0) {
+			i, j := k/cols, k%cols
+			if a.fortran {
+				i, j = k%rows, k/rows
+			}
 			return nil, offsetErr(name, a.offset(k), "row %d, column %d is %v; values must be finite", i+1, j+1, v)
 		}
-		x.Set(i, j, v)
+	}
+	if !a.fortran {
+		return mat.NewDense(rows, cols, a.vals), nil // the values are the matrix's, in row order
+	}
+	x := mat.NewDense(rows, cols, nil)
+	for k, v := range a.vals {
+		x.Set(k%rows, k/rows, v)
 	}
 	return x, nil
 }
@@ -176,9 +179,7 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 	}
 	switch rt.Kind() {
 	case reflect.Float64:
-		s := make([]float64, n)
-		err = readInto(&s)
-		copy(vals, s)
+		err = readInto(&vals)
 	case reflect.Float32:
 		s := make([]float32, n)
 		err = readInto(&s)

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"slices"
 	"strconv"
@@ -96,7 +97,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		}
 		featKey = keys[0]
 	}
-	fa, fname, err := npzArray(name, members[featKey])
+	fa, fname, err := npzArray(name, b, members[featKey])
 	if err != nil {
 		return nil, err
 	}
@@ -123,7 +124,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		}
 		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no label array: the archive holds %s, none of them named %s; name it with --npz-y (Options.NPZLabels), or read the data unlabelled with --no-labels (Options.NoLabels)", listing(), strings.Join(others, ", "))}
 	}
-	la, lname, err := npzArray(name, members[labelKey])
+	la, lname, err := npzArray(name, b, members[labelKey])
 	if err != nil {
 		return nil, err
 	}
@@ -164,12 +165,24 @@ func pickNPZ(name string, members map[string]*zip.File, want string, defaults []
 	return "", nil
 }
 
-// npzArray decodes one member of an archive; the name it returns for
+// npzArray decodes one member of the archive b; the name it returns for
 // errors is "file.npz[key.npy]".
-func npzArray(name string, f *zip.File) (*npyArray, string, error) {
+func npzArray(name string, b []byte, f *zip.File) (*npyArray, string, error) {
 	where := name + "[" + f.Name + "]"
 	if f.UncompressedSize64 > uint64(MaxInputBytes) {
 		return nil, where, &FormatError{File: where, Offset: -1, Msg: fmt.Sprintf("the array is %d bytes uncompressed, more than the %d bytes a reader holds (data.MaxInputBytes)", f.UncompressedSize64, MaxInputBytes)}
+	}
+	if f.Method == zip.Store && f.CompressedSize64 == f.UncompressedSize64 {
+		// np.savez stores its arrays: decode them where they lie in the
+		// file, after the CRC check Open's reader would make.
+		if off, err := f.DataOffset(); err == nil && off >= 0 && uint64(off)+f.CompressedSize64 <= uint64(len(b)) {
+			member := b[off : off+int64(f.CompressedSize64)]
+			if crc32.ChecksumIEEE(member) != f.CRC32 {
+				return nil, where, &FormatError{File: where, Offset: -1, Msg: "cannot read the archive member (truncated or damaged?)", Err: zip.ErrChecksum}
+			}
+			a, err := decodeNPY(member, where)
+			return a, where, err
+		}
 	}
 	rc, err := f.Open()
 	if err != nil {

@@ -370,35 +370,72 @@ func (bl *Blobs) Complete() error {
 // it stands for: the bytes of the original document there, or the base64
 // of the bytes to write. A nil Blobs writes b.
 func (bl *Blobs) WriteOriginal(w io.Writer, b []byte) error {
-	if bl != nil {
-		for {
-			at := bytes.Index(b, []byte(bl.prefix))
-			if at < 0 {
-				break
-			}
-			end := bytes.IndexByte(b[at:], '"')
-			if end < 0 {
-				return errors.New("model: reference without its closing quote")
-			}
-			var r [refLen]byte
-			if n, err := base64.StdEncoding.Decode(r[:], b[at:at+end]); err != nil || n != refLen {
-				return fmt.Errorf("model: unreadable reference %q", b[at:at+end])
-			}
-			i := bl.index(r[:])
-			if i < 0 {
-				return fmt.Errorf("model: unknown reference %q", b[at:at+end])
-			}
-			if _, err := w.Write(b[:at]); err != nil {
-				return err
-			}
-			if err := bl.entries[i].writeText(w); err != nil {
-				return err
-			}
-			b = b[at+end:]
-		}
+	if bl == nil {
+		_, err := w.Write(b)
+		return err
 	}
-	_, err := w.Write(b)
+	last := 0
+	err := bl.refs(b, func(at, end, i int) error {
+		if _, err := w.Write(b[last:at]); err != nil {
+			return err
+		}
+		last = end
+		return bl.entries[i].writeText(w)
+	})
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b[last:])
 	return err
+}
+
+// Within reports whether the reference of every lifted string lies in b,
+// a part of the lifted document (a nil Blobs: true). The rest of the
+// document is then the original's, byte for byte.
+func (bl *Blobs) Within(b []byte) bool {
+	if bl == nil {
+		return true
+	}
+	seen := make([]bool, len(bl.entries))
+	n := 0
+	err := bl.refs(b, func(_, _, i int) error {
+		if !seen[i] {
+			seen[i] = true
+			n++
+		}
+		return nil
+	})
+	return err == nil && n == len(bl.entries)
+}
+
+// refs calls fn for each reference in b, in order, with its span
+// b[at:end] (inside the quotes) and the index of the blob it stands for.
+func (bl *Blobs) refs(b []byte, fn func(at, end, i int) error) error {
+	prefix := []byte(bl.prefix)
+	for off := 0; ; {
+		at := bytes.Index(b[off:], prefix)
+		if at < 0 {
+			return nil
+		}
+		at += off
+		end := bytes.IndexByte(b[at:], '"')
+		if end < 0 {
+			return errors.New("model: reference without its closing quote")
+		}
+		end += at
+		var r [refLen]byte
+		if n, err := base64.StdEncoding.Decode(r[:], b[at:end]); err != nil || n != refLen {
+			return fmt.Errorf("model: unreadable reference %q", b[at:end])
+		}
+		i := bl.index(r[:])
+		if i < 0 {
+			return fmt.Errorf("model: unknown reference %q", b[at:end])
+		}
+		if err := fn(at, end, i); err != nil {
+			return err
+		}
+		off = end
+	}
 }
 
 // writeText writes the blob's base64 text: the original's, or the

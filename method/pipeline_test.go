@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -505,5 +506,62 @@ func liftedAsSlow(t *testing.T, name string, p *Pipeline, b []byte, x *mat.Dense
 	z1, _ := slow.Model.Transform(px)
 	if !mat.Equal(z0, z1) {
 		t.Errorf("%s: the lifted route reads another model", name)
+	}
+}
+
+// A file whose envelope fails (a changed checksum, say) is rejected by the
+// lifted route at once, with the error the file read as it is gives; a
+// lifted string outside the model (a "float64le" parameter) makes the
+// lifted route's envelope differ from the file's, and the file is read
+// again as it is, where it loads.
+func TestLoadLiftedRouteEnvelopeErrors(t *testing.T) {
+	ds := datasets.Digits()
+	idx := make([]int, 300)
+	for i := range idx {
+		idx[i] = i
+	}
+	ds = ds.Subset(idx)
+	_, buf := fitSaved(t, PipelineSpec{Method: "kpca", Scale: "minmax"}, ds)
+	good := buf.String()
+	sum := strings.Index(good, `"checksum": "`) + len(`"checksum": "`) + 40
+	c := byte('0')
+	if good[sum] == '0' {
+		c = '1'
+	}
+	bad := []byte(good[:sum] + string(c) + good[sum+1:])
+	lifted, bl := embed.LiftBlobs(bad)
+	if bl == nil {
+		t.Fatal("nothing lifted")
+	}
+	_, _, fast := decodeFile(lifted, bl, "m.json")
+	var ee envelopeError
+	if !errors.As(fast, &ee) || !ee.original {
+		t.Fatalf("lifted route: %v, want an envelope error of the file's own", fast)
+	}
+	_, _, slow := decodeFile(bad, nil, "m.json")
+	_, _, got := load(bytes.NewReader(bad), "m.json")
+	if slow == nil || got == nil || got.Error() != slow.Error() || !strings.Contains(got.Error(), "does not match its content") {
+		t.Errorf("load: %v\nread as it is: %v", got, slow)
+	}
+
+	f, fitted, err := decodeFile([]byte(good), nil, "m.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Params = map[string]string{"float64le": strings.Repeat("AAAAAAAAAAAA", 600)}
+	var odd bytes.Buffer
+	if err := Save(&odd, *f, fitted); err != nil {
+		t.Fatal(err)
+	}
+	lifted, bl = embed.LiftBlobs(odd.Bytes())
+	if bl == nil {
+		t.Fatal("nothing lifted")
+	}
+	if _, _, err := decodeFile(lifted, bl, "m.json"); !errors.As(err, &ee) || ee.original {
+		t.Fatalf("lifted route with a lifted parameter: %v, want an envelope error not of the file's own", err)
+	}
+	g, _, err := load(bytes.NewReader(odd.Bytes()), "m.json")
+	if err != nil || g.Params["float64le"] != f.Params["float64le"] {
+		t.Errorf("a file with a float64le parameter: %v", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -279,11 +280,77 @@ func load(r io.Reader, name string) (*File, *Fitted, error) {
 		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
 	}
 	if lifted, bl := embed.LiftBlobs(b); bl != nil {
-		if f, fitted, err := decodeFile(lifted, bl, name); err == nil && bl.Complete() == nil {
+		f, fitted, err := decodeFile(lifted, bl, name)
+		if err == nil && bl.Complete() == nil {
 			return f, fitted, nil
+		}
+		// A damaged gigabyte file is rejected at once when its error is
+		// the one the file read as it is would give (a checksum mismatch,
+		// say), instead of after a second, slow reading.
+		var ee envelopeError
+		if errors.As(err, &ee) && ee.original {
+			return nil, nil, err
 		}
 	}
 	return decodeFile(b, nil, name)
+}
+
+// envelopeError is an error decodeFile finds before it decodes the model:
+// in the file's format, version, checksum or method. When original is
+// set, every lifted string lay in the model (embed.Blobs.Within), so the
+// envelope and the model's text decodeFile checked were the file's own,
+// and the error is the one decodeFile gives on the file read as it is.
+type envelopeError struct {
+	error
+	original bool
+}
+
+func (e envelopeError) Unwrap() error { return e.error }
+
+// checkEnvelope checks what a file says of itself before its model is
+// decoded: format, version, checksum (nulls where a version without one
+// has numbers) and method. bl holds the model's lifted strings (nil:
+// none were).
+//
+// It returns the error and whether the file decided it: not so when the
+// checksum could not be computed (a lifted model that is not compact
+// JSON), which the file read as it is would not meet.
+func (f *File) checkEnvelope(bl *embed.Blobs, name string) (decided bool, err error) {
+	if f.Format != FileFormat {
+		return true, fmt.Errorf("model file %s: format %q, want %q", name, f.Format, FileFormat)
+	}
+	if f.Version > FileVersion {
+		return true, fmt.Errorf("model file %s: version %d was written by a newer dimred (%s); this build (%s) reads versions 1..%d", name, f.Version, f.Software, version.String(), FileVersion)
+	}
+	if f.Version < 1 {
+		return true, fmt.Errorf("model file %s: version %d is not a model file version (this build reads 1..%d)", name, f.Version, FileVersion)
+	}
+	if f.Version < 3 {
+		// No checksum: a hand-edited null where a number was would load
+		// as 0 (Go's JSON leaves a null float untouched).
+		if at := nullNumber(f.Model, "model"); at != "" {
+			return true, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
+		}
+		if at := nullNumber(f.Preprocess, "preprocess"); at != "" {
+			return true, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
+		}
+	}
+	if f.Version >= 3 {
+		if f.Checksum == "" {
+			return true, fmt.Errorf("model file %s: version %d files carry a checksum, and this one has none: it was edited or damaged", name, f.Version)
+		}
+		want, cerr := f.checksum(bl)
+		if cerr != nil {
+			return false, fmt.Errorf("model file %s: %w", name, cerr)
+		}
+		if f.Checksum != want {
+			return true, fmt.Errorf("model file %s: checksum %s does not match its content (%s): the file was changed or damaged", name, f.Checksum, want)
+		}
+	}
+	if _, lerr := Lookup(f.Method); lerr != nil {
+		return true, fmt.Errorf("model file %s: %w", name, lerr)
+	}
+	return false, nil
 }
 
 // decodeFile decodes the model file b whose large matrices were lifted
@@ -293,39 +360,8 @@ func decodeFile(b []byte, bl *embed.Blobs, name string) (*File, *Fitted, error) 
 	if err := json.Unmarshal(b, &f); err != nil {
 		return nil, nil, fmt.Errorf("model file %s: not a dimred model or truncated (%v)", name, err)
 	}
-	if f.Format != FileFormat {
-		return nil, nil, fmt.Errorf("model file %s: format %q, want %q", name, f.Format, FileFormat)
-	}
-	if f.Version > FileVersion {
-		return nil, nil, fmt.Errorf("model file %s: version %d was written by a newer dimred (%s); this build (%s) reads versions 1..%d", name, f.Version, f.Software, version.String(), FileVersion)
-	}
-	if f.Version < 1 {
-		return nil, nil, fmt.Errorf("model file %s: version %d is not a model file version (this build reads 1..%d)", name, f.Version, FileVersion)
-	}
-	if f.Version < 3 {
-		// No checksum: a hand-edited null where a number was would load
-		// as 0 (Go's JSON leaves a null float untouched).
-		if at := nullNumber(f.Model, "model"); at != "" {
-			return nil, nil, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
-		}
-		if at := nullNumber(f.Preprocess, "preprocess"); at != "" {
-			return nil, nil, fmt.Errorf("model file %s: %s is null where a number belongs; a version-%d file has no checksum, so the file was edited or damaged", name, at, f.Version)
-		}
-	}
-	if f.Version >= 3 {
-		want, err := f.checksum(bl)
-		if err != nil {
-			return nil, nil, fmt.Errorf("model file %s: %w", name, err)
-		}
-		if f.Checksum == "" {
-			return nil, nil, fmt.Errorf("model file %s: version %d files carry a checksum, and this one has none: it was edited or damaged", name, f.Version)
-		}
-		if f.Checksum != want {
-			return nil, nil, fmt.Errorf("model file %s: checksum %.12s… does not match its content (%.12s…): the file was changed or damaged", name, f.Checksum, want)
-		}
-	}
-	if _, err := Lookup(f.Method); err != nil {
-		return nil, nil, fmt.Errorf("model file %s: %w", name, err)
+	if decided, err := f.checkEnvelope(bl, name); err != nil {
+		return nil, nil, envelopeError{err, decided && bl.Within(f.Model)}
 	}
 	var (
 		m   embed.Model

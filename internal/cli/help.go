@@ -50,6 +50,18 @@ examples:
   dimred transform --model gda.json -i digits.npz -o z.npz
   cat new.csv | dimred transform --model gda.json -i - -k 2
   dimred transform --model ksr.json -i big.csv --stream -o z.csv.gz`,
+	"info": `Loads a model file written by 'dimred fit' (checking its checksum and
+matrices, as transform does) and prints what it holds: the method and its
+parameters, the input features and their preprocessing, the class names,
+the map from an input row to its embedding (linear projection, kernel
+expansion over the training rows, Nyström features on landmarks, or a
+chain of them, with the kernels), how many numbers it keeps, and the
+method's values (eigenvalues) of the directions. --format json gives the
+same as one object.
+
+examples:
+  dimred info --model gda.json
+  dimred info --model kpca.json --format json`,
 	"score": `Prints the quadratic mutual information I_Q(Z;Y) (Bouzas et al. 2015,
 eq. 11-14) between the rows of a file (or their embedding by a model) and
 their labels.

@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/method"
+)
+
+const infoUsage = "info --model MODEL [--format text|json]"
+
+// modelInfo is what 'dimred info' reports of a model file.
+type modelInfo struct {
+	File         string            `json:"file"`
+	Bytes        int64             `json:"bytes"`
+	Software     string            `json:"software,omitempty"`
+	Method       string            `json:"method"`
+	Title        string            `json:"title,omitempty"`
+	Paper        string            `json:"paper,omitempty"`
+	Params       map[string]string `json:"params,omitempty"`
+	Features     int               `json:"features"`
+	FeatureNames []string          `json:"feature_names,omitempty"`
+	Preprocess   string            `json:"preprocess"`
+	ClassNames   []string          `json:"class_names,omitempty"`
+	Model        string            `json:"model"`
+	Dims         int               `json:"dims"`
+	Numbers      int               `json:"numbers"` // values in the model's matrices and vectors
+	Values       []float64         `json:"values,omitempty"`
+}
+
+// runInfo prints what a model file holds, after loading it whole (so its
+// checksum and every matrix are checked, as transform would).
+func runInfo(e *env, args []string) error {
+	fs := newFlags(e, "info")
+	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
+	format := fs.String("format", "text", "output: text or json")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *modelPath == "" {
+		return usagef("--model MODEL is required")
+	}
+	if *format != "text" && *format != "json" {
+		return usagef("--format must be text or json, got %q", *format)
+	}
+	st, err := os.Stat(*modelPath)
+	if err != nil {
+		return err
+	}
+	p, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	in := modelInfo{
+		File: *modelPath, Bytes: st.Size(), Software: p.Software, Method: p.Method, Params: p.Params,
+		Features: p.Features, FeatureNames: p.FeatureNames, ClassNames: p.ClassNames, Preprocess: "none",
+		Model: embed.Describe(p.Model.Model), Dims: p.Dims(), Numbers: embed.Numbers(p.Model.Model), Values: p.Model.Values,
+	}
+	if mi, err := method.Lookup(p.Method); err == nil {
+		in.Title, in.Paper = mi.Title, mi.Paper
+	}
+	if p.Preprocess != nil {
+		in.Preprocess = p.Preprocess.Spec()
+	}
+	if *format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(in)
+	}
+	e.printf("file        %s: %s, written by %s; checksum and matrices checked\n", in.File, byteSize(in.Bytes), orUnknown(in.Software))
+	e.printf("method      %s", in.Method)
+	if in.Title != "" {
+		e.printf(": %s — %s", in.Title, in.Paper)
+	}
+	e.printf("\n")
+	if len(in.Params) > 0 {
+		keys := slices.Sorted(maps.Keys(in.Params))
+		kv := make([]string, len(keys))
+		for i, k := range keys {
+			kv[i] = k + "=" + in.Params[k]
+		}
+		e.printf("parameters  %s\n", strings.Join(kv, " "))
+	}
+	e.printf("input       %s%s; preprocessing %s\n", nOf(in.Features, "feature"), listed(in.FeatureNames, 6), in.Preprocess)
+	if len(in.ClassNames) > 0 {
+		e.printf("classes     %d%s\n", len(in.ClassNames), listed(in.ClassNames, 10))
+	}
+	e.printf("model       %s\n", in.Model)
+	e.printf("size        %d numbers in the model's matrices (%s in memory)\n", in.Numbers, byteSize(8*int64(in.Numbers)))
+	if len(in.Values) > 0 {
+		e.printf("values      %s\n", valuesLine(in.Values))
+	}
+	return nil
+}
+
+// byteSize gives b in bytes, kB, MB or GB (powers of 1024, one decimal).
+func byteSize(b int64) string {
+	switch {
+	case b < 1<<10:
+		return nOf(int(b), "byte")
+	case b < 1<<20:
+		return fmt.Sprintf("%.1f kB", float64(b)/(1<<10))
+	case b < 1<<30:
+		return fmt.Sprintf("%.1f MB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GB", float64(b)/(1<<30))
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown version"
+	}
+	return s
+}
+
+// listed returns ": a, b, …, z" for names (the first max−1 and the last
+// when there are more than max), or "" when there are none.
+func listed(names []string, max int) string {
+	if len(names) == 0 {
+		return ""
+	}
+	if len(names) > max {
+		names = append(slices.Clone(names[:max-1]), "…", names[len(names)-1])
+	}
+	return ": " + strings.Join(names, ", ")
+}
+
+// valuesLine gives the count of the values and the first five and the
+// last of them (all of them when there are at most eight).
+func valuesLine(v []float64) string {
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	var parts []string
+	if len(v) <= 8 {
+		for _, x := range v {
+			parts = append(parts, f(x))
+		}
+		return fmt.Sprintf("%d: %s", len(v), strings.Join(parts, " "))
+	}
+	for _, x := range v[:5] {
+		parts = append(parts, f(x))
+	}
+	return fmt.Sprintf("%d: %s … %s (first five, last)", len(v), strings.Join(parts, " "), f(v[len(v)-1]))
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/dimred/dimred/method"
+)
+
+// info reports what a model file holds; its numbers are checked against
+// the model loaded by the library and the sizes written out (150 training
+// rows of 4 features, 2 output dimensions).
+func TestInfo(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "gda.json")
+	if st, _, errs := run(t, "fit", "-m", "gda", "-i", "builtin:iris", "-p", "alpha=0.01", "-o", model); st != 0 {
+		t.Fatal(errs)
+	}
+	st, out, errs := run(t, "info", "--model", model)
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{
+		"method      gda: Generalized discriminant analysis",
+		"parameters  alpha=0.01",
+		"input       4 features: sepal_length_cm, ", "; preprocessing minmax",
+		"classes     3: ",
+		"model       kernel expansion over 150 training rows (centred in feature space), kernel rbf(sigma=",
+		"4 → 2",
+		"size        1051 numbers", // 150·4 rows + 150·2 coefficients + 150 column means + the grand mean
+		"values      2: ",
+		"checksum and matrices checked",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info output lacks %q:\n%s", want, out)
+		}
+	}
+	st, out, errs = run(t, "info", "--model", model, "--format", "json")
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	var in modelInfo
+	if err := json.Unmarshal([]byte(out), &in); err != nil {
+		t.Fatal(err)
+	}
+	f, _ := os.Open(model)
+	defer f.Close()
+	p, err := method.LoadPipeline(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fi, _ := os.Stat(model)
+	if in.Method != "gda" || in.Dims != 2 || in.Features != 4 || in.Numbers != 1051 || in.Bytes != fi.Size() ||
+		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" {
+		t.Errorf("info json: %+v", in)
+	}
+
+	for _, c := range []struct {
+		args []string
+		st   int
+		want string
+	}{
+		{[]string{"info"}, 2, "--model MODEL is required"},
+		{[]string{"info", "--model", model, "--format", "xml"}, 2, `--format must be text or json, got "xml"`},
+		{[]string{"info", "--model", filepath.Join(dir, "none.json")}, 1, "none.json"},
+		{[]string{"info", "--model", write(t, "bad.json", `{"format":"dimred-model","version":4}`)}, 1, "has none"},
+	} {
+		if st, _, errs := run(t, c.args...); st != c.st || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: status %d, %s; want %d and %q", c.args, st, errs, c.st, c.want)
+		}
+	}
+}

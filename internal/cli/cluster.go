@@ -16,6 +16,7 @@ import (
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/plot"
 	"github.com/dimred/dimred/preprocess"
+	libprogress "github.com/dimred/dimred/progress"
 )
 
 const clusterUsage = "cluster -i DATA [-m METHOD|none] [-k CLUSTERS] [--dims D] [--affinity knn|rbf|selftune] [--nn P] [--sigma S] [--connect mst|grow|none] [--runs R] [--seed S] [--scale minmax] [-p key=value ...] [--plot CLUSTERS.png] [--format text|json]"
@@ -156,8 +157,23 @@ func runCluster(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Progress: the method's long steps (kernel matrix, decompositions,
+	// EM iterations) and the normalized cut's (neighbour search,
+	// eigen-solver) on stderr, as fit and eval give them.
+	prog := e.newProgress("cluster")
+	ctx := e.ctx
+	if prog != nil {
+		line := func(s string) { prog.note("%s", s) }
+		ctx = libprogress.With(ctx, line)
+		if p, ok := m.(method.Progresser); ok {
+			m = p.WithProgress(line)
+		}
+	}
+	nc.Context = ctx
 	if m != nil {
-		if x, err = embedForClustering(method.WithContext(m, e.ctx), x, ds.Y, *dims, nc.K); err != nil {
+		r, c := x.Dims()
+		e.announceFit("cluster", prog, *name, kv, r, c, *dims, *scale)
+		if x, err = embedForClustering(method.WithContext(m, ctx), x, ds.Y, *dims, nc.K); err != nil {
 			if e.ctx.Err() != nil {
 				return e.ctx.Err()
 			}
@@ -166,6 +182,9 @@ func runCluster(e *env, args []string) error {
 			}
 			return fmt.Errorf("%s: %w", *name, err)
 		}
+	}
+	if rows, _ := x.Dims(); rows >= 2000 {
+		prog.note("normalized cut of %d rows into %d clusters (%s affinity), %s of k-means", rows, nc.K, nc.Affinity, nOf(*runs, "run"))
 	}
 	sc, err := nc.Score(x, ds.Y, *runs, *seed)
 	if err != nil {

@@ -100,15 +100,7 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	r, c := ds.Dims()
-	if info, err := method.Lookup(*name); err == nil {
-		est := fitMemory(info, kv, r, c, *dims)
-		if r >= 2000 {
-			prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", *name, r, c, *scale, gib(est))
-		}
-		if w := memoryWarning(info, kv, r, est, availableMemory()); w != "" {
-			fmt.Fprintf(e.stderr, "dimred fit: warning: %s\n", w)
-		}
-	}
+	e.announceFit("fit", prog, *name, kv, r, c, *dims, *scale)
 	start := time.Now()
 	ctx := e.ctx
 	if emLine != nil {
@@ -133,6 +125,24 @@ func runFit(e *env, args []string) error {
 	}
 	e.status(*out, "fitted %s on %s (%s, %s%s) → %s; model written to %s\n", *name, df.input, nOf(r, "row"), nOf(c, "feature"), kern, nOf(p.Dims(), "dimension"), *out)
 	return nil
+}
+
+// announceFit says, on r ≥ 2000 rows, what is about to be fitted and its
+// estimated memory (fitMemory), and warns on stderr when that is more
+// than 80 % of the memory available (memoryWarning); cmd names the
+// command in the warning.
+func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string]string, r, c, dims int, scale string) {
+	info, err := method.Lookup(name)
+	if err != nil {
+		return
+	}
+	est := fitMemory(info, kv, r, c, dims)
+	if r >= 2000 {
+		prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", name, r, c, scale, gib(est))
+	}
+	if w := memoryWarning(info, kv, r, est, availableMemory()); w != "" {
+		fmt.Fprintf(e.stderr, "dimred %s: warning: %s\n", cmd, w)
+	}
 }
 
 // memoryWarning returns a warning when a fit of info on n rows, estimated

@@ -299,9 +299,9 @@ func TestProgressStep(t *testing.T) {
 	}
 }
 
-// fit passes a reporter to the library in its context: the long steps of a
-// kernel fit on 2 000 rows (progress.MinOrder) each get a line as they
-// start, and --quiet silences them.
+// fit and cluster pass a reporter to the library in their context: the
+// long steps of a kernel fit on 2 000 rows (progress.MinOrder) each get a
+// line as they start, and --quiet silences them.
 func TestFitLibrarySteps(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("a,b,label\n")
@@ -329,6 +329,19 @@ func TestFitLibrarySteps(t *testing.T) {
 		if st, _, errs := run(t, "fit", "-m", c.m, "-i", in, "-k", c.k, "-o", out, "--quiet"); st != 0 || errs != "" {
 			t.Errorf("%s --quiet: status %d, stderr %q", c.m, st, errs)
 		}
+	}
+	// cluster reports the method's steps and its own the same way.
+	st, _, errs := run(t, "cluster", "-i", in, "-m", "gda", "--runs", "2")
+	if st != 0 {
+		t.Fatalf("cluster: status %d: %s", st, errs)
+	}
+	for _, w := range []string{"cluster: fitting gda on 2000 rows × 2 features (--scale minmax), about ", "cluster: kernel matrix, 2000×2000\n", "cluster: regression: cholesky solve of order 2000\n", "cluster: normalized cut of 2000 rows into 2 clusters (knn affinity), 2 runs of k-means\n"} {
+		if !strings.Contains(errs, w) {
+			t.Errorf("cluster: stderr lacks %q:\n%s", w, errs)
+		}
+	}
+	if _, _, errs := run(t, "cluster", "-i", in, "-m", "gda", "--runs", "2", "--quiet"); strings.Contains(errs, "cluster: fitting") || strings.Contains(errs, "cluster: kernel") || strings.Contains(errs, "cluster: normalized cut") {
+		t.Errorf("cluster --quiet: stderr %q", errs)
 	}
 }
 

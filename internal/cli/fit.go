@@ -340,7 +340,7 @@ func runTransform(e *env, args []string) error {
 	if *ignoreNames {
 		names = nil
 	}
-	z, err := applyModel(*modelPath, ds, names, df.input, *dims)
+	z, err := e.applyModel("transform", *modelPath, ds, names, df.input, *dims)
 	if err != nil {
 		return err
 	}
@@ -488,7 +488,7 @@ func (r namedReader) Name() string { return r.name }
 // preprocessing and projection.
 // names (nil: not checked) are the input's column names, which must be
 // the model's (method.Pipeline.CheckFeatureNames).
-func applyModel(modelPath string, ds *data.Dataset, names []string, input string, dims int) (*mat.Dense, error) {
+func (e *env) applyModel(cmd, modelPath string, ds *data.Dataset, names []string, input string, dims int) (*mat.Dense, error) {
 	p, err := loadModel(modelPath)
 	if err != nil {
 		return nil, err
@@ -502,9 +502,54 @@ func applyModel(modelPath string, ds *data.Dataset, names []string, input string
 	if err := p.CheckFeatureNames(names); err != nil {
 		return nil, fmt.Errorf("input %s, model %s: %w; reorder the columns, or give --ignore-names to take them by position", input, modelPath, err)
 	}
-	z, err := p.Transform(ds.X)
+	z, err := e.transformRows(cmd, p, ds.X)
 	if err != nil {
+		if e.ctx.Err() != nil {
+			return nil, e.ctx.Err()
+		}
 		return nil, fmt.Errorf("input %s: %w", input, err)
+	}
+	return z, nil
+}
+
+// transformChunk is the number of rows transformRows maps at a time.
+const transformChunk = 1000
+
+// transformRows maps the rows of x through p, transformChunk rows at a
+// time when there are more: with progress on stderr from 2 000 rows on,
+// an interruption honoured between chunks, and a kernel model's kernel
+// values held for one chunk at a time (a 10 000-row model on 10 000 rows:
+// 80 MB instead of 800). Each row's embedding does not depend on the
+// others, so the output is the same as in one piece.
+func (e *env) transformRows(cmd string, p *method.Pipeline, x *mat.Dense) (*mat.Dense, error) {
+	n, c := x.Dims()
+	if n <= transformChunk {
+		return p.Transform(x)
+	}
+	var prog *progress
+	if n >= 2000 {
+		prog = e.newProgress(cmd)
+	}
+	z := mat.NewDense(n, p.Dims(), nil)
+	for i := 0; i < n; i += transformChunk {
+		if err := e.ctx.Err(); err != nil {
+			return nil, err
+		}
+		j := min(i+transformChunk, n)
+		zi, err := p.Transform(x.Slice(i, j, 0, c).(*mat.Dense))
+		if err != nil {
+			if i == 0 {
+				return nil, err
+			}
+			// The message counts rows from the chunk's first; the whole
+			// transform gives it with the file's row numbers.
+			if _, whole := p.Transform(x); whole != nil {
+				return nil, whole
+			}
+			return nil, err
+		}
+		z.Slice(i, j, 0, p.Dims()).(*mat.Dense).Copy(zi)
+		prog.update(j, n, "rows mapped")
 	}
 	return z, nil
 }

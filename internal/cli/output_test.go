@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/plot"
+	"gonum.org/v1/gonum/mat"
 )
 
 // transform writes by extension (.csv, .tsv, .npy, .npz, any of them
@@ -190,5 +192,62 @@ func TestPlotFlags(t *testing.T) {
 		if st, _, errs := run(t, c.args...); st != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, %q; want 2 and %q", c.args, st, errs, c.want)
 		}
+	}
+}
+
+// transform maps more than transformChunk rows a chunk at a time: the
+// output equals the library's transform of all rows at once bit for bit,
+// progress is reported from 2 000 rows on, and an error in a later chunk
+// names the row by its number in the file.
+func TestTransformInChunks(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,c,label\n")
+	for i := 0; i < 2500; i++ {
+		fmt.Fprintf(&b, "%d,%d,%g,%d\n", i%37, (i*7)%41, float64(i%13)/7, i%3)
+	}
+	in := write(t, "rows.csv", b.String())
+	dir := t.TempDir()
+	for _, m := range []string{"gda", "lda"} {
+		model := filepath.Join(dir, m+".json")
+		if st, _, errs := run(t, "fit", "-m", m, "-i", in, "-o", model); st != 0 {
+			t.Fatal(errs)
+		}
+		out := filepath.Join(dir, m+".npy")
+		st, _, errs := run(t, "transform", "--model", model, "-i", in, "-o", out)
+		if st != 0 {
+			t.Fatal(errs)
+		}
+		if !strings.Contains(errs, "transform: 1000/2500 rows mapped") || !strings.Contains(errs, "transform: 2500/2500 rows mapped") {
+			t.Errorf("%s: progress %q", m, errs)
+		}
+		got, err := data.Load(out, data.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ds, err := data.Load(in, data.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mf, _ := os.Open(model)
+		p, err := method.LoadPipeline(mf)
+		mf.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := p.Transform(ds.X)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(got.X, want) {
+			t.Errorf("%s: the chunked transform differs from the whole one", m)
+		}
+	}
+	// Row 2100 far outside the training range: its number in the file.
+	lines := strings.Split(b.String(), "\n")
+	lines[2100] = "1e308,0,0,0"
+	bad := write(t, "bad.csv", strings.Join(lines, "\n"))
+	st, _, errs := run(t, "transform", "--model", filepath.Join(dir, "gda.json"), "-i", bad, "-o", filepath.Join(dir, "bad.npy"))
+	if st != 1 || !strings.Contains(errs, "row 2100, column 1: the value 1e+308 leaves the floating-point range") {
+		t.Errorf("status %d, %s", st, errs)
 	}
 }

@@ -39,7 +39,7 @@ func runScore(e *env, args []string) error {
 		if *ignoreNames {
 			names = nil
 		}
-		if z, err = applyModel(*modelPath, ds, names, df.input, 0); err != nil {
+		if z, err = e.applyModel("score", *modelPath, ds, names, df.input, 0); err != nil {
 			return err
 		}
 	}

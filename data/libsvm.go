@@ -210,12 +210,17 @@ func scatterEntries(dst []float64, row []svmEntry) {
 }
 
 // checkDenseSize refuses a LIBSVM dimension whose dense rows×p matrix
-// would exceed MaxInputBytes (an index of 4 000 000 000 in a two-line
-// file would otherwise exhaust the machine); line (0: from --features)
-// is where the largest index is.
+// and p generated feature names would exceed MaxInputBytes (an index of
+// 4 000 000 000 in a two-line file would otherwise exhaust the machine);
+// line (0: from --features) is where the largest index is.
 // chunk says that rows is Scan's chunk size rather than the file's rows.
+// A name ("x123456", a string header and its bytes) takes about as much
+// memory as four values, so a one-row file of 700 000 000 features is
+// about 28 GB, not the matrix's 5.6 (found by FuzzReadLIBSVM: the process
+// was killed).
 func checkDenseSize(name string, line, rows, p int, chunk bool) error {
-	if p <= int(MaxInputBytes/8/int64(max(rows, 1))) {
+	const nameValues = 4 // the memory of one generated feature name, in values
+	if int64(p) <= MaxInputBytes/8/int64(max(rows, 1)+nameValues) {
 		return nil
 	}
 	src := fmt.Sprintf("feature index %d", p)
@@ -226,7 +231,7 @@ func checkDenseSize(name string, line, rows, p int, chunk bool) error {
 	if chunk {
 		what = fmt.Sprintf("a chunk of %d rows", rows)
 	}
-	return lineErr(name, line, "%s makes %s of %d dense features, %.3g GB, more than data.MaxInputBytes (%d bytes) allows; the data are read as a dense matrix, so an index must not exceed the number of features", src, what, p, float64(rows)*float64(p)*8/1e9, MaxInputBytes)
+	return lineErr(name, line, "%s makes %s of %d dense features, %.3g GB with their names, more than data.MaxInputBytes (%d bytes) allows; the data are read as a dense matrix, so an index must not exceed the number of features", src, what, p, float64(max(rows, 1)+nameValues)*float64(p)*8/1e9, MaxInputBytes)
 }
 
 func errLIBSVMEmpty(name string) error {

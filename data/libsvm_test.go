@@ -63,7 +63,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		{"no features", "1\n2\n", Options{}, []string{"b.svm", "no features"}},
 		{"unknown class", "1 1:1\n3 1:1\n", Options{Classes: []string{"1", "2"}}, []string{"b.svm:2", `label "3"`}},
 		// A dense matrix beyond MaxInputBytes: an error, not an exhausted machine.
-		{"huge index", "0 1:1\n1 4000000000:1\n", Options{}, []string{"b.svm:2", "feature index 4000000000", "2 rows", "64 GB", "MaxInputBytes"}},
+		{"huge index", "0 1:1\n1 4000000000:1\n", Options{}, []string{"b.svm:2", "feature index 4000000000", "2 rows", "192 GB with their names", "MaxInputBytes"}},
 		{"largest index", "0 1:1\n1 9223372036854775807:1\n", Options{}, []string{"b.svm:2", "feature index 9223372036854775807"}},
 		{"huge NumFeatures", "0 1:1\n", Options{NumFeatures: 4000000000}, []string{"b.svm", "dimension 4000000000 (--features"}},
 	}

@@ -605,7 +605,7 @@ func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 	for i, t := range texts {
 		v, err := strconv.ParseFloat(t, 64)
 		if (err == nil || errors.Is(err, strconv.ErrRange)) && (v != math.Trunc(v) || math.IsInf(v, 0)) { // NaN ≠ Trunc(NaN)
-			return nil, nil, &labelError{Row: i, Msg: fmt.Sprintf("label %q is a number but not a whole one, so not a class: is the label column a continuous feature? (choose the label column with --label-col, Options.LabelColumn, or give --no-labels; a row without a label has an empty label or ?)", t)}
+			return nil, nil, &labelError{Row: i, Msg: fmt.Sprintf("label %q is a number but not a whole one, so not a class: is the label column a continuous feature? (choose the label column with --label-col, Options.LabelColumn, or give --no-labels; a row without a label has an empty label or ?)", short(t))}
 		}
 	}
 	index := map[string]int{}

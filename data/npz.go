@@ -71,7 +71,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 			continue // np.savez writes only .npy members
 		}
 		if _, dup := members[key]; dup {
-			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("the archive holds two arrays named %q", key)}
+			return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("the archive holds two arrays named %q", short(key))}
 		}
 		members[key] = f
 		keys = append(keys, key)
@@ -79,13 +79,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 	if len(keys) == 0 {
 		return nil, &FormatError{File: name, Offset: -1, Msg: "the archive holds no .npy arrays"}
 	}
-	listing := func() string {
-		q := make([]string, len(keys))
-		for i, k := range keys {
-			q[i] = strconv.Quote(k)
-		}
-		return strings.Join(q, ", ")
-	}
+	listing := func() string { return quoteList(keys, 20) }
 
 	featKey, err := pickNPZ(name, members, opt.NPZFeatures, NPZFeatureNames, "feature", "--npz-x (Options.NPZFeatures)", listing)
 	if err != nil {
@@ -116,7 +110,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		return nil, err
 	}
 	if labelKey == featKey && labelKey != "" {
-		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("array %q cannot be both the features and the labels", labelKey)}
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("array %q cannot be both the features and the labels", short(labelKey))}
 	}
 	if labelKey == "" {
 		if len(keys) == 1 {
@@ -133,7 +127,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		return nil, err
 	}
 	if len(texts) != n {
-		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label array %q has %d entries but feature array %q has %d rows", labelKey, len(texts), featKey, n)}
+		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label array %q has %d entries but feature array %q has %d rows", short(labelKey), len(texts), short(featKey), n)}
 	}
 	y, cn, err := encodeLabels(texts, opt.Classes)
 	if err != nil {
@@ -153,7 +147,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 func pickNPZ(name string, members map[string]*zip.File, want string, defaults []string, role, flag string, listing func() string) (string, error) {
 	if want != "" {
 		if _, ok := members[want]; !ok {
-			return "", &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no %s array %q (%s); the archive holds %s", role, want, flag, listing())}
+			return "", &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no %s array %q (%s); the archive holds %s", role, short(want), flag, listing())}
 		}
 		return want, nil
 	}
@@ -168,7 +162,7 @@ func pickNPZ(name string, members map[string]*zip.File, want string, defaults []
 // npzArray decodes one member of the archive b; the name it returns for
 // errors is "file.npz[key.npy]".
 func npzArray(name string, b []byte, f *zip.File) (*npyArray, string, error) {
-	where := name + "[" + f.Name + "]"
+	where := name + "[" + short(f.Name) + "]"
 	if f.UncompressedSize64 > uint64(MaxInputBytes) {
 		return nil, where, &FormatError{File: where, Offset: -1, Msg: fmt.Sprintf("the array is %d bytes uncompressed, more than the %d bytes a reader holds (data.MaxInputBytes)", f.UncompressedSize64, MaxInputBytes)}
 	}

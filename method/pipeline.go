@@ -35,6 +35,9 @@ type Pipeline struct {
 	ClassNames   []string
 	// Software is the version that saved the pipeline (LoadPipeline).
 	Software string
+	// FileVersion is the model file version it was loaded from (0: not
+	// loaded; versions before 3 carry no checksum).
+	FileVersion int
 }
 
 // PipelineSpec says what to fit: a registered method with its parameters
@@ -288,7 +291,7 @@ func LoadPipeline(r io.Reader) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{Method: f.Method, Params: f.Params, Model: fitted, Features: f.Features,
-		FeatureNames: f.FeatureNames, ClassNames: f.ClassNames, Software: f.Software}
+		FeatureNames: f.FeatureNames, ClassNames: f.ClassNames, Software: f.Software, FileVersion: f.Version}
 	if len(f.Preprocess) > 0 && string(f.Preprocess) != "null" {
 		fp, err := preprocess.UnmarshalFitted(f.Preprocess)
 		if err != nil {

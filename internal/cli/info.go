@@ -20,6 +20,8 @@ type modelInfo struct {
 	File         string            `json:"file"`
 	Bytes        int64             `json:"bytes"`
 	Software     string            `json:"software,omitempty"`
+	FileVersion  int               `json:"file_version"`
+	Checksum     bool              `json:"checksum"` // the file carries a checksum, and it matched
 	Method       string            `json:"method"`
 	Title        string            `json:"title,omitempty"`
 	Paper        string            `json:"paper,omitempty"`
@@ -58,7 +60,7 @@ func runInfo(e *env, args []string) error {
 		return err
 	}
 	in := modelInfo{
-		File: *modelPath, Bytes: st.Size(), Software: p.Software, Method: p.Method, Params: p.Params,
+		File: *modelPath, Bytes: st.Size(), Software: p.Software, FileVersion: p.FileVersion, Checksum: p.FileVersion >= 3, Method: p.Method, Params: p.Params,
 		Features: p.Features, FeatureNames: p.FeatureNames, ClassNames: p.ClassNames, Preprocess: "none",
 		Model: embed.Describe(p.Model.Model), Dims: p.Dims(), Numbers: embed.Numbers(p.Model.Model), Values: p.Model.Values,
 	}
@@ -73,7 +75,11 @@ func runInfo(e *env, args []string) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(in)
 	}
-	e.printf("file        %s: %s, written by %s; checksum and matrices checked\n", in.File, byteSize(in.Bytes), orUnknown(in.Software))
+	checked := "checksum and matrices checked"
+	if !in.Checksum {
+		checked = "no checksum (written before version 3); matrices checked"
+	}
+	e.printf("file        %s: %s, version %d, written by %s; %s\n", in.File, byteSize(in.Bytes), in.FileVersion, orUnknown(in.Software), checked)
 	e.printf("method      %s", in.Method)
 	if in.Title != "" {
 		e.printf(": %s — %s", in.Title, in.Paper)

@@ -33,7 +33,7 @@ func TestInfo(t *testing.T) {
 		"4 → 2",
 		"size        1051 numbers", // 150·4 rows + 150·2 coefficients + 150 column means + the grand mean
 		"values      2: ",
-		"checksum and matrices checked",
+		"version 4, written by dimred ", "; checksum and matrices checked",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info output lacks %q:\n%s", want, out)
@@ -55,8 +55,13 @@ func TestInfo(t *testing.T) {
 	}
 	fi, _ := os.Stat(model)
 	if in.Method != "gda" || in.Dims != 2 || in.Features != 4 || in.Numbers != 1051 || in.Bytes != fi.Size() ||
-		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" {
+		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" || in.FileVersion != 4 || !in.Checksum {
 		t.Errorf("info json: %+v", in)
+	}
+
+	// A version-1 file has no checksum, and info says so.
+	if st, out, errs := run(t, "info", "--model", "testdata/v1_lda_iris.json"); st != 0 || !strings.Contains(out, "version 1, written by an unknown version; no checksum (written before version 3); matrices checked") {
+		t.Errorf("version 1: status %d, %s%s", st, out, errs)
 	}
 
 	for _, c := range []struct {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -85,31 +84,48 @@ type npyArray struct {
 // offset returns the file offset of value k.
 func (a *npyArray) offset(k int) int64 { return a.dataOff + int64(k)*a.itemSize }
 
-// decodeNPY parses a whole .npy file.
-func decodeNPY(b []byte, name string) (a *npyArray, err error) {
+// npyHead is the header of a .npy file.
+type npyHead struct {
+	typ     string // the dtype, as "<f8"
+	fortran bool
+	shape   []int
+	dataOff int64 // the file offset of the first value
+}
+
+// npyHeaderEnd returns the offset where the header of a .npy file ends,
+// read from its first bytes b (12 suffice; fewer when the file is
+// shorter).
+func npyHeaderEnd(b []byte, name string) (int64, error) {
 	if !bytes.HasPrefix(b, npy.Magic[:]) {
-		return nil, offsetErr(name, 0, "not a NumPy .npy file: it does not start with \"\\x93NUMPY\"")
+		return 0, offsetErr(name, 0, "not a NumPy .npy file: it does not start with \"\\x93NUMPY\"")
 	}
 	// Check the header length before npyio allocates it.
 	if len(b) < 10 {
-		return nil, offsetErr(name, int64(len(b)), "truncated .npy header (%d bytes)", len(b))
+		return 0, offsetErr(name, int64(len(b)), "truncated .npy header (%d bytes)", len(b))
 	}
-	var hdrEnd uint64
 	switch b[6] {
 	case 1:
-		hdrEnd = 10 + uint64(binary.LittleEndian.Uint16(b[8:]))
+		return 10 + int64(binary.LittleEndian.Uint16(b[8:])), nil
 	case 2, 3:
 		if len(b) < 12 {
-			return nil, offsetErr(name, int64(len(b)), "truncated .npy header (%d bytes)", len(b))
+			return 0, offsetErr(name, int64(len(b)), "truncated .npy header (%d bytes)", len(b))
 		}
-		hdrEnd = 12 + uint64(binary.LittleEndian.Uint32(b[8:]))
-	default:
-		return nil, offsetErr(name, 6, "unsupported .npy format version %d.%d; want 1.0, 2.0 or 3.0", b[6], b[7])
+		return 12 + int64(binary.LittleEndian.Uint32(b[8:])), nil
 	}
-	if hdrEnd > uint64(len(b)) {
+	return 0, offsetErr(name, 6, "unsupported .npy format version %d.%d; want 1.0, 2.0 or 3.0", b[6], b[7])
+}
+
+// parseNPYHead parses the header at the start of b; b holds the whole
+// header at least (the file, or its first bytes when it is streamed).
+func parseNPYHead(b []byte, name string) (h *npyHead, err error) {
+	hdrEnd, err := npyHeaderEnd(b, name)
+	if err != nil {
+		return nil, err
+	}
+	if hdrEnd > int64(len(b)) {
 		return nil, offsetErr(name, int64(len(b)), "truncated .npy header: it claims to end at byte %d, the file has %d bytes", hdrEnd, len(b))
 	}
-	br := bytes.NewReader(b)
+	br := bytes.NewReader(b[:hdrEnd])
 	var rr *npy.Reader
 	func() {
 		// npyio slices the header without checking its syntax; a malformed
@@ -124,115 +140,68 @@ func decodeNPY(b []byte, name string) (a *npyArray, err error) {
 	if err != nil {
 		return nil, &FormatError{File: name, Offset: 0, Msg: "invalid .npy header", Err: err}
 	}
-	dataOff := int64(len(b)) - int64(br.Len())
-	hdr := rr.Header.Descr
+	d := rr.Header.Descr
+	return &npyHead{typ: d.Type, fortran: d.Fortran, shape: d.Shape, dataOff: hdrEnd - int64(br.Len())}, nil
+}
+
+// decodeNPY parses a whole .npy file.
+func decodeNPY(b []byte, name string) (*npyArray, error) {
+	h, err := parseNPYHead(b, name)
+	if err != nil {
+		return nil, err
+	}
 	n := 1
-	for _, d := range hdr.Shape {
+	for _, d := range h.shape {
 		if d < 0 || (d > 0 && n > math.MaxInt32/d) {
-			return nil, offsetErr(name, 8, "invalid shape %v", hdr.Shape)
+			return nil, offsetErr(name, 8, "invalid shape %v", h.shape)
 		}
 		n *= d
 	}
-	str, isStr := parseStringDescr(hdr.Type)
-	var (
-		rt   reflect.Type
-		size int64
-	)
-	switch {
-	case isStr:
+	str, isStr := parseStringDescr(h.typ)
+	var num npyNumeric
+	size := int64(0)
+	if isStr {
 		size = int64(str.width)
 		if str.unicode {
 			size *= 4
 		}
-	case strings.Contains(hdr.Type, "O"):
-		return nil, offsetErr(name, 8, "dtype %q is an array of Python objects (pickled), which dimred does not read; save numbers as a numeric dtype and class names as fixed-width strings (.astype(str))", hdr.Type)
-	default:
-		rt = npy.TypeFrom(hdr.Type)
-		if rt == nil || rt.Kind() == reflect.Complex64 || rt.Kind() == reflect.Complex128 || rt.Kind() == reflect.String {
-			return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", hdr.Type)
+	} else {
+		if num, err = numericDescr(h.typ, name); err != nil {
+			return nil, err
 		}
-		size = int64(rt.Size())
+		size = int64(num.size)
 	}
-	if need := int64(n) * size; int64(br.Len()) < need {
-		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d", hdr.Shape, hdr.Type, need, dataOff, br.Len())
-	} else if extra := int64(br.Len()) - need; extra > 0 {
-		// np.save writes nothing after the data; bytes there mean a header
-		// whose shape does not match the data, or several arrays saved into
-		// one file, of which only the first would be read.
-		return nil, offsetErr(name, dataOff+need, "%d bytes after the data: shape %v of %s ends at byte %d of %d (a wrong shape in the header, or several arrays saved into one file? dimred reads one array per .npy file)", extra, hdr.Shape, hdr.Type, dataOff+need, len(b))
+	data := b[h.dataOff:]
+	if need := int64(n) * size; int64(len(data)) < need {
+		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d", h.shape, h.typ, need, h.dataOff, len(data))
+	} else if extra := int64(len(data)) - need; extra > 0 {
+		return nil, afterDataErr(name, extra, h, h.dataOff+need, int64(len(b)))
 	}
+	a := &npyArray{shape: h.shape, fortran: h.fortran, dataOff: h.dataOff, itemSize: size, dtype: h.typ}
 	if isStr {
-		a := &npyArray{shape: hdr.Shape, fortran: hdr.Fortran, dataOff: dataOff, itemSize: size, dtype: hdr.Type}
-		a.strs = str.decode(b[dataOff:], n)
+		a.strs = str.decode(data, n)
 		return a, nil
 	}
+	a.vals = make([]float64, n)
+	num.conv(a.vals, data)
+	return a, nil
+}
 
-	vals := make([]float64, n)
-	readInto := func(ptr any) error {
-		if n == 0 {
-			return nil
-		}
-		if err := rr.Read(ptr); err != nil && err != io.EOF {
-			return &FormatError{File: name, Offset: dataOff, Msg: "cannot read the array data", Err: err}
-		}
-		return nil
+// afterDataErr is the error of extra bytes after the data of a .npy file
+// of total bytes (-1: unknown, streamed), the data ending at end.
+func afterDataErr(name string, extra int64, h *npyHead, end, total int64) error {
+	// np.save writes nothing after the data; bytes there mean a header
+	// whose shape does not match the data, or several arrays saved into
+	// one file, of which only the first would be read.
+	of := ""
+	if total >= 0 {
+		of = fmt.Sprintf(" of %d", total)
 	}
-	switch rt.Kind() {
-	case reflect.Float64:
-		err = readInto(&vals)
-	case reflect.Float32:
-		s := make([]float32, n)
-		err = readInto(&s)
-		for i, v := range s {
-			vals[i] = float64(v)
-		}
-	case reflect.Int8:
-		s := make([]int8, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Int16:
-		s := make([]int16, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Int32:
-		s := make([]int32, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Int64:
-		s := make([]int64, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Uint8:
-		s := make([]uint8, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Uint16:
-		s := make([]uint16, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Uint32:
-		s := make([]uint32, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Uint64:
-		s := make([]uint64, n)
-		err = readInto(&s)
-		convert(vals, s)
-	case reflect.Bool:
-		s := make([]bool, n)
-		err = readInto(&s)
-		for i, v := range s {
-			if v {
-				vals[i] = 1
-			}
-		}
-	default:
-		return nil, offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", hdr.Type)
+	many := fmt.Sprintf("%d bytes", extra)
+	if total < 0 {
+		many = "bytes"
 	}
-	if err != nil {
-		return nil, err
-	}
-	return &npyArray{vals: vals, shape: hdr.Shape, fortran: hdr.Fortran, dataOff: dataOff, itemSize: size, dtype: hdr.Type}, nil
+	return offsetErr(name, end, "%s after the data: shape %v of %s ends at byte %d%s (a wrong shape in the header, or several arrays saved into one file? dimred reads one array per .npy file)", many, h.shape, h.typ, end, of)
 }
 
 // stringDescr is a fixed-width string dtype: NumPy's bytes ("S", "|S5")
@@ -286,10 +255,68 @@ func (d stringDescr) decode(b []byte, n int) []string {
 	return out
 }
 
-func convert[T int8 | int16 | int32 | int64 | uint8 | uint16 | uint32 | uint64](dst []float64, src []T) {
-	for i, v := range src {
-		dst[i] = float64(v)
+// npyNumeric is a numeric dtype of .npy files: its item size and the
+// conversion of items to float64.
+type npyNumeric struct {
+	size int
+	conv func(dst []float64, src []byte) // len(src) ≥ size·len(dst)
+}
+
+var numericDescrRE = regexp.MustCompile(`^([<>|=]?)([fiub])(\d+)$`)
+
+// numericDescr returns the numeric dtype t ("<f8", ">i2", "|b1", …), or an
+// error naming it (Python objects, complex numbers, and other kinds are
+// not read).
+func numericDescr(t, name string) (npyNumeric, error) {
+	if strings.Contains(t, "O") {
+		return npyNumeric{}, offsetErr(name, 8, "dtype %q is an array of Python objects (pickled), which dimred does not read; save numbers as a numeric dtype and class names as fixed-width strings (.astype(str))", t)
 	}
+	unsupported := offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", t)
+	m := numericDescrRE.FindStringSubmatch(t)
+	if m == nil {
+		return npyNumeric{}, unsupported
+	}
+	var order binary.ByteOrder = binary.LittleEndian
+	if m[1] == ">" {
+		order = binary.BigEndian
+	}
+	each := func(size int, f func(b []byte) float64) npyNumeric {
+		return npyNumeric{size: size, conv: func(dst []float64, src []byte) {
+			for i := range dst {
+				dst[i] = f(src[i*size:])
+			}
+		}}
+	}
+	switch m[2] + m[3] {
+	case "f8":
+		return each(8, func(b []byte) float64 { return math.Float64frombits(order.Uint64(b)) }), nil
+	case "f4":
+		return each(4, func(b []byte) float64 { return float64(math.Float32frombits(order.Uint32(b))) }), nil
+	case "i1":
+		return each(1, func(b []byte) float64 { return float64(int8(b[0])) }), nil
+	case "i2":
+		return each(2, func(b []byte) float64 { return float64(int16(order.Uint16(b))) }), nil
+	case "i4":
+		return each(4, func(b []byte) float64 { return float64(int32(order.Uint32(b))) }), nil
+	case "i8":
+		return each(8, func(b []byte) float64 { return float64(int64(order.Uint64(b))) }), nil
+	case "u1":
+		return each(1, func(b []byte) float64 { return float64(b[0]) }), nil
+	case "u2":
+		return each(2, func(b []byte) float64 { return float64(order.Uint16(b)) }), nil
+	case "u4":
+		return each(4, func(b []byte) float64 { return float64(order.Uint32(b)) }), nil
+	case "u8":
+		return each(8, func(b []byte) float64 { return float64(order.Uint64(b)) }), nil
+	case "b1":
+		return each(1, func(b []byte) float64 {
+			if b[0] != 0 {
+				return 1
+			}
+			return 0
+		}), nil
+	}
+	return npyNumeric{}, unsupported
 }
 
 // loadNPY builds the Dataset of a .npy file (contents b) and its optional

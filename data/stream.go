@@ -1,9 +1,11 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,12 +13,16 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// Scan streams the rows of the CSV, TSV or LIBSVM file at path (gzipped if
-// the name ends in ".gz") to fn in chunks of chunkRows rows (the last chunk
-// may be shorter), without holding more than one chunk in memory: a fit
-// from statistics (package stats) can then read a file larger than memory.
-// The format comes from the file name or opt.Format as in Load; ARFF, NumPy
-// and MATLAB files are not streamed (use Load).
+// Scan streams the rows of the CSV, TSV, LIBSVM or NumPy .npy file at path
+// (gzipped if the name ends in ".gz") to fn in chunks of chunkRows rows
+// (the last chunk may be shorter), without holding more than one chunk in
+// memory: a fit from statistics (package stats) can then read a file
+// larger than memory. The format comes from the file name or opt.Format as
+// in Load; ARFF, .npz and MATLAB files are not streamed (use Load). A .npy
+// array must be in C order (np.save's default; a Fortran-order matrix is
+// an error); its values are decoded as Load decodes them, and its labels
+// file (opt.LabelsFile), one label per row, is read whole first, so its
+// labels are Load's.
 //
 // Every row is parsed by the code of ReadCSV and ReadLIBSVM, with the same
 // rules and the same error messages (file:line, FormatError). Where Load
@@ -133,9 +139,9 @@ func scanFormat(name string, opt Options, chunkRows int, fn func(x *mat.Dense, y
 		return "", opt, err
 	}
 	switch format {
-	case FormatCSV, FormatTSV, FormatLIBSVM:
+	case FormatCSV, FormatTSV, FormatLIBSVM, FormatNPY:
 	default:
-		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV and LIBSVM files; %s files are not streamed: read it whole (without --stream on the command line; data.Load in Go)", name, strings.ToUpper(format))
+		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV, LIBSVM and NumPy .npy files; %s files are not streamed: read it whole (without --stream on the command line; data.Load in Go)", name, strings.ToUpper(format))
 	}
 	if chunkRows < 1 {
 		return "", opt, fmt.Errorf("%s: Scan chunk size is %d rows; want at least 1", name, chunkRows)
@@ -152,8 +158,11 @@ func scan(in io.Reader, name, format string, opt Options, chunkRows int, fn func
 	if opt.Classes != nil {
 		s.classIdx = classIndex(opt.Classes)
 	}
-	if format == FormatLIBSVM {
+	switch format {
+	case FormatLIBSVM:
 		return s.libsvm(in)
+	case FormatNPY:
+		return s.npy(in)
 	}
 	return s.csv(in)
 }
@@ -382,4 +391,116 @@ func (s *scanner) libsvm(in io.Reader) error {
 		return errLIBSVMEmpty(s.name)
 	}
 	return flush(true)
+}
+
+// npyHeadLimit bounds the header of a streamed .npy file (np.save writes
+// a few hundred bytes).
+const npyHeadLimit = 1 << 20
+
+// npy streams a NumPy .npy array of C order (2-D rows × features, or 1-D:
+// one feature), decoded a chunk of rows at a time. The labels come from
+// opt.LabelsFile, read whole before the first chunk (one label per row),
+// so they are numbered by Load's rule, not the integer-index rule of the
+// text formats.
+func (s *scanner) npy(in io.Reader) error {
+	prefix := make([]byte, 12)
+	k, err := io.ReadFull(in, prefix)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return &FormatError{File: s.name, Offset: int64(k), Msg: "read error", Err: err}
+	}
+	prefix = prefix[:k]
+	end, err := npyHeaderEnd(prefix, s.name)
+	if err != nil {
+		return err
+	}
+	if end > npyHeadLimit {
+		return offsetErr(s.name, 8, "a .npy header of %d bytes; np.save writes a few hundred (is this a .npy file?)", end)
+	}
+	head := make([]byte, max(end, int64(len(prefix))))
+	copy(head, prefix)
+	if m, err := io.ReadFull(in, head[len(prefix):]); err != nil && end > int64(len(prefix)) {
+		return offsetErr(s.name, int64(len(prefix)+m), "truncated .npy header: it claims to end at byte %d, the file has %d bytes", end, len(prefix)+m)
+	}
+	h, err := parseNPYHead(head, s.name)
+	if err != nil {
+		return err
+	}
+	r := io.MultiReader(bytes.NewReader(head[h.dataOff:]), in) // a header shorter than the prefix leaves data bytes in it
+	var rows, d int64
+	switch len(h.shape) {
+	case 1:
+		rows, d = int64(h.shape[0]), 1
+	case 2:
+		rows, d = int64(h.shape[0]), int64(h.shape[1])
+	default:
+		return offsetErr(s.name, 0, "array has shape %v; want a 1-D or 2-D array", h.shape)
+	}
+	if rows <= 0 || d <= 0 {
+		return offsetErr(s.name, 0, "array of shape %v is empty", h.shape)
+	}
+	if h.fortran && rows > 1 && d > 1 {
+		return offsetErr(s.name, 0, "the array is in Fortran (column) order, which cannot be read a chunk of rows at a time; save it with np.save(f, np.ascontiguousarray(x)), or read it without streaming")
+	}
+	if _, isStr := parseStringDescr(h.typ); isStr {
+		return offsetErr(s.name, 8, "the array holds strings (dtype %q); features must be numbers", h.typ)
+	}
+	num, err := numericDescr(h.typ, s.name)
+	if err != nil {
+		return err
+	}
+	if d > int64(MaxInputBytes)/8/int64(s.chunkRows) {
+		return offsetErr(s.name, 8, "rows of %d features make a chunk of %d rows larger than data.MaxInputBytes (%d bytes); give a smaller chunk", d, s.chunkRows, MaxInputBytes)
+	}
+	var labels []int
+	if s.opt.LabelsFile != "" && !s.opt.NoLabels {
+		lb, err := readFile(s.opt.LabelsFile)
+		if err != nil {
+			return err
+		}
+		if labels, _, err = ReadLabels(bytes.NewReader(lb), s.opt.LabelsFile, int(rows), s.opt.Classes); err != nil {
+			return err
+		}
+	}
+	size := int64(num.size)
+	buf := make([]byte, int64(s.chunkRows)*d*size)
+	vals := make([]float64, int64(s.chunkRows)*d)
+	for row := int64(0); row < rows; {
+		k := min(int64(s.chunkRows), rows-row)
+		m, err := io.ReadFull(r, buf[:k*d*size])
+		if err != nil {
+			at := h.dataOff + row*d*size + int64(m)
+			if err == io.ErrUnexpectedEOF || err == io.EOF {
+				return offsetErr(s.name, at, "truncated file: shape %v of %s needs %d data bytes from offset %d; the data ends in row %d", h.shape, h.typ, rows*d*size, h.dataOff, row+int64(m)/(d*size)+1)
+			}
+			return &FormatError{File: s.name, Offset: at, Msg: "read error", Err: err}
+		}
+		num.conv(vals[:k*d], buf)
+	rowsLoop:
+		for i := int64(0); i < k; i++ {
+			x := vals[i*d : (i+1)*d]
+			for j, v := range x {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					at := h.dataOff + ((row+i)*d+int64(j))*size
+					if err := s.rowErr(offsetErr(s.name, at, "row %d, column %d is %v; values must be finite", row+i+1, j+1, v)); err != nil {
+						return err
+					}
+					continue rowsLoop
+				}
+			}
+			s.vals = append(s.vals, x...)
+			if labels != nil {
+				s.y = append(s.y, labels[row+i])
+			}
+			if s.rows++; s.rows == s.chunkRows {
+				if err := s.emit(int(d)); err != nil {
+					return err
+				}
+			}
+		}
+		row += k
+	}
+	if m, _ := io.ReadFull(r, buf[:1]); m > 0 {
+		return afterDataErr(s.name, 0, h, h.dataOff+rows*d*size, -1)
+	}
+	return s.emit(int(d))
 }

@@ -3,8 +3,11 @@ package data
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -329,7 +332,7 @@ func TestScanErrors(t *testing.T) {
 		}
 	}
 
-	for _, name := range []string{"d.arff", "d.npy", "d.mat.gz"} {
+	for _, name := range []string{"d.arff", "d.npz", "d.mat.gz"} {
 		err := Scan(filepath.Join(dir, name), Options{}, 10, noop)
 		wantErr(t, name, err, name, "not streamed", "without --stream on the command line; data.Load in Go")
 	}
@@ -480,5 +483,88 @@ func TestGzipOnStandardInput(t *testing.T) {
 	err = ScanReader(bytes.NewReader(cut), "stdin", Options{Format: "csv"}, 2, func(*mat.Dense, []int) error { return nil }, nil)
 	if err == nil || !strings.Contains(err.Error(), "stdin") {
 		t.Errorf("ScanReader of a truncated stream: %v", err)
+	}
+}
+
+// .npy files stream a chunk of rows at a time and give Load's rows and
+// labels: files NumPy wrote (C order, big-endian, 1-D labels), a float32
+// array written here, gzipped, with labels from a .npy or a text file.
+func TestScanNPY(t *testing.T) {
+	dir := t.TempDir()
+	for _, f := range []string{"numpy_c.npy", "numpy_bigendian.npy"} {
+		checkScan(t, filepath.Join("testdata", f), Options{LabelsFile: "testdata/numpy_labels.npy"}, []int{1, 3, 100})
+		checkScan(t, filepath.Join("testdata", f), Options{}, []int{2})
+	}
+	vals := make([]float32, 7*3)
+	for i := range vals {
+		vals[i] = float32(i)*0.25 - 2
+	}
+	f32 := rawNPY("<f4", false, "(7, 3)", encodeValues(binary.LittleEndian, vals))
+	path := filepath.Join(dir, "x.npy.gz")
+	if err := WriteFile(path, func(w io.Writer) error { _, err := w.Write(f32); return err }); err != nil {
+		t.Fatal(err)
+	}
+	labels := writeTemp(t, dir, "y.txt", "b\na\n\nb\nc\na\nb\n")
+	checkScan(t, path, Options{LabelsFile: labels}, []int{1, 2, 3, 7, 10})
+	// One column, and a 1-row matrix: Fortran order is C order for them.
+	checkScan(t, writeTempBytes(t, dir, "col.npy", rawNPY("<i2", true, "(4,)", encodeValues(binary.LittleEndian, []int16{1, -2, 3, 4}))), Options{}, []int{3})
+	checkScan(t, writeTempBytes(t, dir, "row.npy", rawNPY("<f8", true, "(1, 3)", encodeValues(binary.LittleEndian, []float64{1, 2, 3}))), Options{}, []int{3})
+}
+
+func writeTempBytes(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestScanNPYErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := rawNPY("<f8", false, "(3, 2)", encodeValues(binary.LittleEndian, []float64{1, 2, 3, 4, 5, 6}))
+	nan := rawNPY("<f8", false, "(3, 2)", encodeValues(binary.LittleEndian, []float64{1, 2, 3, math.NaN(), 5, 6}))
+	three := writeTemp(t, dir, "three.txt", "a\nb\nc\n")
+	for _, c := range []struct {
+		name  string
+		b     []byte
+		opt   Options
+		wants []string
+	}{
+		{"fortran", rawNPY("<f8", true, "(3, 2)", make([]byte, 48)), Options{}, []string{"Fortran (column) order", "np.ascontiguousarray"}},
+		{"truncated", good[:len(good)-12], Options{}, []string{"byte offset 164", "truncated file", "ends in row 3"}},
+		{"trailing", append(slices.Clone(good), 0), Options{}, []string{"byte offset 176", "bytes after the data"}},
+		{"NaN", nan, Options{}, []string{"byte offset 152", "row 2, column 2 is NaN"}},
+		{"3-D", rawNPY("<f8", false, "(1, 1, 1)", make([]byte, 8)), Options{}, []string{"1-D or 2-D"}},
+		{"strings", rawNPY("|S2", false, "(3,)", make([]byte, 6)), Options{}, []string{"holds strings"}},
+		{"objects", rawNPY("|O", false, "(3,)", make([]byte, 24)), Options{}, []string{"Python objects"}},
+		{"empty", rawNPY("<f8", false, "(0, 2)", nil), Options{}, []string{"is empty"}},
+		{"not npy", []byte("a,b\n1,2\n"), Options{}, []string{"not a NumPy .npy file"}},
+		{"short header", good[:40], Options{}, []string{"truncated .npy header"}},
+		{"label count", good, Options{LabelsFile: writeTemp(t, dir, "two.txt", "a\nb\n")}, []string{"two.txt", "2 labels for 3 rows"}},
+		{"labels fine, NaN", nan, Options{LabelsFile: three}, []string{"row 2, column 2 is NaN"}},
+	} {
+		path := writeTempBytes(t, dir, "bad.npy", c.b)
+		_, _, _, err := scanAll(path, c.opt, 2)
+		if c.name != "label count" { // that one names the labels file
+			c.wants = append(c.wants, "bad.npy")
+		}
+		wantErr(t, c.name, err, c.wants...)
+		if c.name == "NaN" || c.name == "truncated" || c.name == "trailing" {
+			_, lerr := Load(path, c.opt)
+			if lerr == nil || strings.Contains(lerr.Error(), "byte offset") != strings.Contains(err.Error(), "byte offset") {
+				t.Errorf("%s: Load says %v", c.name, lerr)
+			}
+		}
+	}
+	// ScanReader with a handler skips the bad row with its label.
+	var got []int
+	var bad []string
+	err := ScanReader(bytes.NewReader(nan), "s.npy", Options{LabelsFile: three}, 2, func(x *mat.Dense, y []int) error {
+		got = append(got, y...)
+		return nil
+	}, func(e *FormatError) error { bad = append(bad, e.Error()); return nil })
+	if err != nil || !slices.Equal(got, []int{0, 2}) || len(bad) != 1 || !strings.Contains(bad[0], "row 2, column 2 is NaN") {
+		t.Errorf("skipping: %v %v %q", err, got, bad)
 	}
 }

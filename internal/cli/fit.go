@@ -57,7 +57,7 @@ func runFit(e *env, args []string) error {
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
 	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
 	out := fs.String("o", "", "model file to write (JSON)")
-	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM; --scale none; methods "+strings.Join(method.StatsMethods(), ", ")+", and with -p space=nystrom (three passes) "+strings.Join(method.NystromStatsMethods(), ", ")+")")
+	stream := fs.Bool("stream", false, "fit from statistics accumulated over chunks of the file, never holding it whole (CSV/TSV/LIBSVM, or a C-order .npy with --labels; --scale none; methods "+strings.Join(method.StatsMethods(), ", ")+", and with -p space=nystrom (three passes) "+strings.Join(method.NystromStatsMethods(), ", ")+")")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
@@ -188,7 +188,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 		return usagef("--chunk must be ≥ 1, got %d", chunk)
 	}
 	if strings.HasPrefix(df.input, "builtin:") || df.input == "" {
-		return usagef("--stream needs a CSV, TSV or LIBSVM file (-i FILE)")
+		return usagef("--stream needs a CSV, TSV, LIBSVM or .npy file (-i FILE)")
 	}
 	opt, err := df.options()
 	if err != nil {
@@ -303,7 +303,7 @@ func runTransform(e *env, args []string) error {
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only) or .npz (arrays X and y), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
-	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM in, CSV/TSV out; labels must be class indices)")
+	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM/.npy in, CSV/TSV out; text labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	ignoreNames := fs.Bool("ignore-names", false, "embed the columns by position even when the input's header names differ from the model's (by default that is an error: reordered or other columns)")
 	plotPath := fs.String("plot", "", "also draw the first two output coordinates, coloured by class (one coordinate: a strip per class), to this file: .png, .svg or .pdf")
@@ -397,7 +397,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		return usagef("--chunk must be ≥ 1, got %d", chunk)
 	}
 	if strings.HasPrefix(df.input, "builtin:") || df.input == "" {
-		return usagef("--stream needs a CSV, TSV or LIBSVM file (-i FILE, or -i - for standard input)")
+		return usagef("--stream needs a CSV, TSV, LIBSVM or .npy file (-i FILE, or -i - for standard input)")
 	}
 	opt, err := df.options()
 	if err != nil {

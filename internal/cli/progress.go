@@ -21,6 +21,9 @@ type progress struct {
 	start time.Time
 	last  time.Time
 	now   func() time.Time
+	// counted is the count count last wrote (a final count equal to it
+	// is not written again).
+	counted int
 }
 
 // progressEvery spaces the lines written to a non-terminal.
@@ -132,8 +135,8 @@ func (p *progress) count(done int, what string, final bool) {
 		}
 		return
 	}
-	if final || now.Sub(p.last) >= progressEvery {
-		p.last = now
+	if (final && done != p.counted) || (!final && now.Sub(p.last) >= progressEvery) {
+		p.last, p.counted = now, done
 		p.line(status)
 	}
 }

@@ -82,6 +82,30 @@ func TestFitStream(t *testing.T) {
 			t.Errorf("%s: streamed model differs from the in-memory one by %.3g (scale %.3g)", m, worst, scale)
 		}
 	}
+	// A .npy file with a labels file streams too, and gives the model of
+	// the same rows read whole.
+	ds, err := data.Load(csvPath, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	npyPath, labelsPath := filepath.Join(dir, "x.npy"), filepath.Join(dir, "y.npy")
+	if err := data.WriteNPY(npyPath, ds.X); err != nil {
+		t.Fatal(err)
+	}
+	names := make([]int, len(ds.Y))
+	for i, c := range ds.Y {
+		names[i], _ = strconv.Atoi(ds.ClassNames[c])
+	}
+	if err := data.WriteLabelsNPY(labelsPath, names); err != nil {
+		t.Fatal(err)
+	}
+	fromNPY := filepath.Join(dir, "lda-npy.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", npyPath, "--labels", labelsPath, "--stream", "--chunk", "300", "-k", "5", "-o", fromNPY); st != 0 {
+		t.Fatalf("lda --stream from .npy: status %d: %s", st, errs)
+	}
+	if worst, scale := transformGap(t, csvPath, fromNPY, filepath.Join(dir, "lda-w.json")); worst > 1e-9*scale {
+		t.Errorf("lda from .npy: streamed model differs from the in-memory one by %.3g (scale %.3g)", worst, scale)
+	}
 	for _, c := range []struct {
 		args []string
 		want string
@@ -262,7 +286,7 @@ func TestTransformStream(t *testing.T) {
 	}{
 		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy")}, "a .npy file's header needs the row count"},
 		{[]string{"-i", csvPath, "--chunk", "0"}, "--chunk must be"},
-		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV or LIBSVM file"},
+		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV, LIBSVM or .npy file"},
 		{[]string{"-i", csvPath, "-k", "99"}, "-k 99: the model has"},
 		{[]string{"-i", write(t, "three.csv", "label,a,b,c\n0,1,2,3\n")}, "has 3 features, the model"},
 	} {

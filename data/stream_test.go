@@ -568,3 +568,46 @@ func TestScanNPYErrors(t *testing.T) {
 		t.Errorf("skipping: %v %v %q", err, got, bad)
 	}
 }
+
+// Scan of a .npy input gives Load's rows when Load reads it (C order), or
+// an error naming the input; never a panic.
+func FuzzScanNPY(f *testing.F) {
+	for _, file := range []string{"numpy_c.npy", "numpy_fortran.npy", "numpy_bigendian.npy", "numpy_labels.npy"} { // written by NumPy
+		if b, err := os.ReadFile(filepath.Join("testdata", file)); err == nil {
+			f.Add(b, 2)
+		}
+	}
+	f.Add(rawNPY("<f4", false, "(3,)", make([]byte, 12)), 1)
+	defer func(v int64) { MaxInputBytes = v }(MaxInputBytes)
+	MaxInputBytes = 64 << 20
+	f.Fuzz(func(t *testing.T, b []byte, chunk int) {
+		chunk = 1 + int(uint(chunk)%5)
+		var vals []float64
+		err := ScanReader(bytes.NewReader(b), "fuzz.npy", Options{}, chunk, func(x *mat.Dense, _ []int) error {
+			r, _ := x.Dims()
+			for i := 0; i < r; i++ {
+				vals = append(vals, x.RawRowView(i)...)
+			}
+			return nil
+		}, nil)
+		d, lerr := ReadFrom(bytes.NewReader(b), "fuzz.npy", Options{Format: "npy"})
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.npy") {
+				t.Fatalf("error %q does not name the input", err)
+			}
+			if lerr == nil && !d.X.IsEmpty() {
+				if r, c := d.X.Dims(); r > 1 && c > 1 && strings.Contains(err.Error(), "Fortran") {
+					return // Load reads Fortran order; Scan cannot
+				}
+				t.Fatalf("Scan: %v; Load reads it", err)
+			}
+			return
+		}
+		if lerr != nil {
+			t.Fatalf("Scan reads it; Load: %v", lerr)
+		}
+		if !slices.Equal(vals, d.X.RawMatrix().Data) {
+			t.Fatal("Scan and Load read other values")
+		}
+	})
+}

@@ -435,3 +435,95 @@ func WriteLabelsNPY(path string, y []int) error {
 	}
 	return WriteFile(path, func(w io.Writer) error { return npy.Write(w, v) })
 }
+
+// NPYWriter writes rows of p columns to a .npy file (float64, C order) a
+// chunk at a time, for a stream whose length is known only at its end:
+// the header goes first with room for any row count, and Flush writes the
+// count into it. The writer must be able to seek (a file, as WriteFile
+// gives; not standard output or a gzip stream). NumPy and Load read the
+// file as the array WriteNPY writes (its header is padded differently).
+type NPYWriter struct {
+	w     io.WriteSeeker
+	name  string
+	p     int
+	rows  int
+	start int64
+	buf   []byte
+}
+
+// npyStreamHeader is the length of NPYWriter's header: room for a shape
+// of two 20-digit numbers, a multiple of 64 as np.save aligns it.
+const npyStreamHeader = 128
+
+// NewNPYWriter writes the header of a .npy file of rows of p columns to
+// w; name names the output in errors.
+func NewNPYWriter(w io.Writer, name string, p int) (*NPYWriter, error) {
+	ws, ok := w.(io.WriteSeeker)
+	var start int64
+	var err error
+	if ok {
+		start, err = ws.Seek(0, io.SeekCurrent)
+	}
+	if !ok || err != nil {
+		return nil, fmt.Errorf("%s: a .npy file written a chunk at a time needs a file to go back to its header for the row count (not standard output, a pipe or a .gz)", name)
+	}
+	if p < 1 {
+		return nil, fmt.Errorf("%s: .npy rows of %d columns", name, p)
+	}
+	nw := &NPYWriter{w: ws, name: name, p: p, start: start}
+	return nw, nw.header()
+}
+
+func (nw *NPYWriter) header() error {
+	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", nw.rows, nw.p)
+	h := make([]byte, 0, npyStreamHeader)
+	h = append(h, npy.Magic[:]...)
+	h = append(h, 1, 0)
+	h = binary.LittleEndian.AppendUint16(h, npyStreamHeader-10)
+	h = append(h, dict...)
+	for len(h) < npyStreamHeader-1 {
+		h = append(h, ' ')
+	}
+	h = append(h, '\n')
+	_, err := nw.w.Write(h)
+	return err
+}
+
+// Write writes the rows of x (p columns; finite values); labels are not
+// part of a .npy file and y is ignored.
+func (nw *NPYWriter) Write(x *mat.Dense, _ []int) error {
+	n, p := x.Dims()
+	if p != nw.p {
+		return fmt.Errorf("%s: a chunk of %d columns; the array has %d", nw.name, p, nw.p)
+	}
+	if err := CheckFinite(fmt.Sprintf("%s: rows %d-%d", nw.name, nw.rows+1, nw.rows+n), x); err != nil {
+		return err
+	}
+	for i := 0; i < n; i++ {
+		nw.buf = nw.buf[:0]
+		for _, v := range x.RawRowView(i) {
+			nw.buf = binary.LittleEndian.AppendUint64(nw.buf, math.Float64bits(v))
+		}
+		if _, err := nw.w.Write(nw.buf); err != nil {
+			return err
+		}
+	}
+	nw.rows += n
+	return nil
+}
+
+// Flush writes the row count into the header and leaves the writer at
+// the end of the data.
+func (nw *NPYWriter) Flush() error {
+	if nw.rows == 0 {
+		return fmt.Errorf("%s: no rows to write (.npy arrays are not empty)", nw.name)
+	}
+	if _, err := nw.w.Seek(nw.start, io.SeekStart); err != nil {
+		return err
+	}
+	if err := nw.header(); err != nil {
+		return err
+	}
+	_, err := nw.w.Seek(0, io.SeekEnd)
+	return err
+}

@@ -237,3 +237,48 @@ func FuzzReadNPZ(f *testing.F) {
 		checkFuzzResult(t, "fuzz.npz", d, err)
 	})
 }
+
+// NPYWriter writes a stream of chunks as one array (its row count in the
+// header at the end), which Load and the header's shape agree on; it
+// needs a writer that can seek.
+func TestNPYWriter(t *testing.T) {
+	dir := t.TempDir()
+	x := mat.NewDense(5, 2, []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, math.Pi})
+	path := filepath.Join(dir, "z.npy")
+	err := WriteFile(path, func(w io.Writer) error {
+		nw, err := NewNPYWriter(w, path, 2)
+		if err != nil {
+			return err
+		}
+		for _, r := range [][2]int{{0, 2}, {2, 3}, {3, 5}} {
+			if err := nw.Write(x.Slice(r[0], r[1], 0, 2).(*mat.Dense), nil); err != nil {
+				return err
+			}
+		}
+		return nw.Flush()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	if len(b) != npyStreamHeader+5*2*8 || !bytes.Contains(b[:npyStreamHeader], []byte("'shape': (5, 2)")) || b[npyStreamHeader-1] != '\n' {
+		t.Errorf("header %q", b[:npyStreamHeader])
+	}
+	d, err := Load(path, Options{})
+	if err != nil || !mat.Equal(d.X, x) {
+		t.Errorf("read back: %v", err)
+	}
+	if _, err := NewNPYWriter(new(bytes.Buffer), "out", 2); err == nil || !strings.Contains(err.Error(), "not standard output, a pipe or a .gz") {
+		t.Errorf("a writer that cannot seek: %v", err)
+	}
+	err = WriteFile(filepath.Join(dir, "e.npy"), func(w io.Writer) error {
+		nw, err := NewNPYWriter(w, "e.npy", 2)
+		if err != nil {
+			return err
+		}
+		return nw.Flush()
+	})
+	if err == nil || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("no rows: %v", err)
+	}
+}

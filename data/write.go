@@ -88,7 +88,7 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<16)
-	var w io.Writer = bw
+	var w io.Writer = seekWriter{bw, tmp}
 	var zw *gzip.Writer
 	if strings.HasSuffix(strings.ToLower(path), ".gz") {
 		zw = gzip.NewWriter(bw)
@@ -112,4 +112,20 @@ func WriteFile(path string, write func(io.Writer) error) (err error) {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// seekWriter is WriteFile's buffered writer on its temporary file: it can
+// seek (after flushing what it holds), so that a writer of a header
+// whose numbers are known only at the end (NPYWriter) can go back to it.
+type seekWriter struct {
+	*bufio.Writer
+	f *os.File
+}
+
+// Seek flushes the buffer and seeks in the file.
+func (s seekWriter) Seek(off int64, whence int) (int64, error) {
+	if err := s.Flush(); err != nil {
+		return 0, err
+	}
+	return s.f.Seek(off, whence)
 }

@@ -303,7 +303,7 @@ func runTransform(e *env, args []string) error {
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only) or .npz (arrays X and y), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
-	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM/.npy in, CSV/TSV out; text labels must be class indices)")
+	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM/.npy in, CSV/TSV/.npy out; text labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
 	ignoreNames := fs.Bool("ignore-names", false, "embed the columns by position even when the input's header names differ from the model's (by default that is an error: reordered or other columns)")
 	plotPath := fs.String("plot", "", "also draw the first two output coordinates, coloured by class (one coordinate: a strip per class), to this file: .png, .svg or .pdf")
@@ -390,8 +390,11 @@ func keepDims(p *method.Pipeline, dims int) (*method.Pipeline, error) {
 // which cannot be read twice) must give the model's feature names in the
 // model's order (method.Pipeline.CheckFeatureNames).
 func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int, checkNames bool) error {
-	if format == "npy" || format == "npz" {
-		return usagef("--stream writes CSV or TSV: a .%s file's header needs the row count before the rows", format)
+	switch {
+	case format == "npz":
+		return usagef("--stream writes CSV, TSV or .npy: a .npz archive's array header needs the row count before the rows")
+	case format == "npy" && (out == "-" || strings.HasSuffix(strings.ToLower(out), ".gz")):
+		return usagef("--stream writes .npy only to a file, not to standard output or .gz: the header's row count is written last, in place")
 	}
 	if chunk < 1 {
 		return usagef("--chunk must be ≥ 1, got %d", chunk)
@@ -426,7 +429,16 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	}
 	prog, rows := e.newProgress("transform"), 0
 	return e.writeFile(out, func(w io.Writer) error {
-		rw, err := data.NewRowWriter(w, format, df.input, k, names, nil, !opt.NoLabels)
+		var rw interface {
+			Write(x *mat.Dense, y []int) error
+			Flush() error
+		}
+		var err error
+		if format == "npy" {
+			rw, err = data.NewNPYWriter(w, out, k) // the embedding only, as without --stream
+		} else {
+			rw, err = data.NewRowWriter(w, format, df.input, k, names, nil, !opt.NoLabels)
+		}
 		if err != nil {
 			return err
 		}

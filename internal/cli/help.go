@@ -37,8 +37,9 @@ embedding as the array X and the labels, when the input has them, as y:
 np.load reads it, and so does dimred), any of them followed by .gz; - (the default) is CSV on standard output. The file is
 written to a temporary name and renamed, so a failed run never leaves a
 partial file or damages an existing one. With --stream the rows are read,
-mapped and written a chunk at a time (CSV or TSV out), for inputs larger
-than memory; the output is the same bytes. -k K maps the rows through the
+mapped and written a chunk at a time (CSV, TSV or, to a file, .npy out),
+for inputs larger than memory; the output is the same (for .npy the same
+array, its header padded otherwise). -k K maps the rows through the
 first K dimensions only (a truncated model: no time spent on the others).
 --plot FILE (.png, .svg or .pdf) also draws the first two coordinates,
 coloured by class.

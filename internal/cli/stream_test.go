@@ -14,6 +14,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/linalg"
+	"gonum.org/v1/gonum/mat"
 )
 
 // sameOutput reports whether two transform outputs agree: byte for byte
@@ -264,12 +265,39 @@ func TestTransformStream(t *testing.T) {
 			}
 		}
 	}
+	// A .npy output streamed holds the array transform writes (its header
+	// padded otherwise), whatever the chunk.
+	model := filepath.Join(dir, "lda.json")
+	whole := filepath.Join(dir, "whole.npy")
+	if st, _, errs := run(t, "transform", "--model", model, "-i", csvPath, "-o", whole); st != 0 {
+		t.Fatal(errs)
+	}
+	want, err := data.Load(whole, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, chunk := range []string{"1", "64", "5000"} {
+		streamed := filepath.Join(dir, "streamed.npy")
+		if st, _, errs := run(t, "transform", "--model", model, "-i", csvPath, "--stream", "--chunk", chunk, "-o", streamed); st != 0 {
+			t.Fatal(errs)
+		}
+		got, err := data.Load(streamed, data.Options{})
+		if err != nil {
+			t.Fatalf("chunks of %s: %v", chunk, err)
+		}
+		if linalg.Backend() != "gonum" { // its dgemm sums by the chunk's shape (sameOutput)
+			if !mat.EqualApprox(got.X, want.X, 1e-12*mat.Norm(want.X, math.Inf(1))) {
+				t.Errorf("chunks of %s: the streamed .npy differs from transform's", chunk)
+			}
+		} else if !mat.Equal(got.X, want.X) {
+			t.Errorf("chunks of %s: the streamed .npy differs from transform's", chunk)
+		}
+	}
 	// Standard input, streamed, to standard output.
 	raw, err := os.ReadFile(csvPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "lda.json")
 	var a, b, errb bytes.Buffer
 	if st := Do([]string{"transform", "--model", model, "-i", csvPath}, strings.NewReader(""), &a, &errb); st != 0 {
 		t.Fatal(errb.String())
@@ -284,7 +312,8 @@ func TestTransformStream(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy")}, "a .npy file's header needs the row count"},
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy.gz")}, "--stream writes .npy only to a file, not to standard output or .gz"},
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npz")}, "a .npz archive's array header needs the row count"},
 		{[]string{"-i", csvPath, "--chunk", "0"}, "--chunk must be"},
 		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV, LIBSVM or .npy file"},
 		{[]string{"-i", csvPath, "-k", "99"}, "-k 99: the model has"},

@@ -327,13 +327,17 @@ func maxAbsDiffDense(a, b *mat.Dense) float64 {
 // covering the original bytes: the same model as reading the file as it
 // is, a changed digit of a binary matrix refused, and a file re-indented
 // by hand (no longer compact, so not for that route) still loaded.
-func TestLoadLiftedRoute(t *testing.T) {
-	ds := datasets.Digits()
-	idx := make([]int, 300)
+// firstDigits returns the first n rows of the built-in digits.
+func firstDigits(n int) *data.Dataset {
+	idx := make([]int, n)
 	for i := range idx {
 		idx[i] = i
 	}
-	ds = ds.Subset(idx)
+	return datasets.Digits().Subset(idx)
+}
+
+func TestLoadLiftedRoute(t *testing.T) {
+	ds := firstDigits(300)
 	p, buf := fitSaved(t, PipelineSpec{Method: "kpca", Scale: "minmax"}, ds) // 300×299 coefficients, binary
 	good := buf.String()
 	liftedAsSlow(t, "kpca", p, buf.Bytes(), ds.X)
@@ -456,12 +460,7 @@ func TestReadAll(t *testing.T) {
 // (KQMI), multiple-kernel Nyström (MKL-SR) and a chain (CKFD: KPCA, then
 // LDA).
 func TestLoadLiftedRouteModelKinds(t *testing.T) {
-	ds := datasets.Digits()
-	idx := make([]int, 1100) // 1100×64 training rows or landmarks: 70 400 values, binary
-	for i := range idx {
-		idx[i] = i
-	}
-	sub := ds.Subset(idx)
+	sub := firstDigits(1100) // 1100×64 training rows or landmarks: 70 400 values, binary
 	ny := map[string]string{"space": "nystrom", "landmarks": "1100"} // every row a landmark
 	for _, c := range []struct {
 		spec PipelineSpec
@@ -477,7 +476,7 @@ func TestLoadLiftedRouteModelKinds(t *testing.T) {
 		if !strings.Contains(buf.String(), c.kind) {
 			t.Fatalf("%s: no %s model in the file", c.spec.Method, c.kind)
 		}
-		liftedAsSlow(t, c.spec.Method, p, buf.Bytes(), ds.X)
+		liftedAsSlow(t, c.spec.Method, p, buf.Bytes(), datasets.Digits().X)
 	}
 }
 
@@ -515,12 +514,7 @@ func liftedAsSlow(t *testing.T, name string, p *Pipeline, b []byte, x *mat.Dense
 // lifted route's envelope differ from the file's, and the file is read
 // again as it is, where it loads.
 func TestLoadLiftedRouteEnvelopeErrors(t *testing.T) {
-	ds := datasets.Digits()
-	idx := make([]int, 300)
-	for i := range idx {
-		idx[i] = i
-	}
-	ds = ds.Subset(idx)
+	ds := firstDigits(300)
 	_, buf := fitSaved(t, PipelineSpec{Method: "kpca", Scale: "minmax"}, ds)
 	good := buf.String()
 	sum := strings.Index(good, `"checksum": "`) + len(`"checksum": "`) + 40

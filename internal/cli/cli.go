@@ -42,7 +42,7 @@ func commands() []command {
 		{"methods", "methods [-v]", "list the methods (-v: with their parameters and defaults)", runMethods},
 		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit the preprocessing and a method and save them as one model file", runFit},
 		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy|.npz[.gz]|-] [-k DIMS] [--plot EMBEDDING.png]", "embed new rows with a saved model (its preprocessing first)", runTransform},
-		{"info", infoUsage, "what a model file holds: method, parameters, preprocessing, classes, the map and its size, the values", runInfo},
+		{"info", infoUsage, "what a model file holds (method, parameters, preprocessing, classes, the map, its size, the values), or what dimred reads from a data file", runInfo},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
 		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--nested [--inner-folds 5] [--grid key=v1,v2]...] [-j N] [--plot CURVES.png] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},

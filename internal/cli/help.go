@@ -60,9 +60,16 @@ chain of them, with the kernels), how many numbers it keeps, and the
 method's values (eigenvalues) of the directions. --format json gives the
 same as one object.
 
+With -i DATA instead, it says what dimred reads from a data file (with the
+same reading flags as the other commands): rows, features, classes and
+their sizes, unlabelled and dropped rows, the range of the values and the
+columns constant in every row.
+
 examples:
   dimred info --model gda.json
-  dimred info --model kpca.json --format json`,
+  dimred info --model kpca.json --format json
+  dimred info -i digits.npz
+  dimred info -i ../shared/data/uci/breast.w.arff --missing drop`,
 	"score": `Prints the quadratic mutual information I_Q(Z;Y) (Bouzas et al. 2015,
 eq. 11-14) between the rows of a file (or their embedding by a model) and
 their labels.

@@ -4,16 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/method"
 )
 
-const infoUsage = "info --model MODEL [--format text|json]"
+const infoUsage = "info --model MODEL | -i DATA [--format text|json]"
 
 // modelInfo is what 'dimred info' reports of a model file.
 type modelInfo struct {
@@ -42,14 +44,18 @@ func runInfo(e *env, args []string) error {
 	fs := newFlags(e, "info")
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	format := fs.String("format", "text", "output: text or json")
+	df := addDataFlags(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
-	if *modelPath == "" {
-		return usagef("--model MODEL is required")
+	if (*modelPath == "") == (df.input == "") {
+		return usagef("give --model MODEL (what a model file holds) or -i DATA (what dimred reads from a data file), one of them")
 	}
 	if *format != "text" && *format != "json" {
 		return usagef("--format must be text or json, got %q", *format)
+	}
+	if df.input != "" {
+		return dataInfo(e, df, *format)
 	}
 	st, err := os.Stat(*modelPath)
 	if err != nil {
@@ -152,4 +158,83 @@ func valuesLine(v []float64) string {
 		parts = append(parts, f(x))
 	}
 	return fmt.Sprintf("%d: %s … %s (first five, last)", len(v), strings.Join(parts, " "), f(v[len(v)-1]))
+}
+
+// dataSummary is what 'dimred info -i' reports of a data file: what the
+// readers make of it, before any method sees it.
+type dataSummary struct {
+	Input        string   `json:"input"`
+	Rows         int      `json:"rows"`
+	Features     int      `json:"features"`
+	FeatureNames []string `json:"feature_names,omitempty"`
+	Classes      []string `json:"classes,omitempty"`
+	ClassCounts  []int    `json:"class_counts,omitempty"`
+	Unlabelled   int      `json:"unlabelled"`
+	DroppedRows  int      `json:"dropped_rows,omitempty"`
+	Min          float64  `json:"min"`
+	Max          float64  `json:"max"`
+	Constant     int      `json:"constant_columns"` // columns with one value in every row
+}
+
+// dataInfo prints what the readers make of a data file: rows, features,
+// classes and their sizes, the range of the values, constant columns.
+func dataInfo(e *env, df *dataFlags, format string) error {
+	ds, err := df.load()
+	if err != nil {
+		return err
+	}
+	n, p := ds.Dims()
+	sum := dataSummary{Input: df.input, Rows: n, Features: p, FeatureNames: ds.FeatureNames, DroppedRows: ds.DroppedRows,
+		Min: math.Inf(1), Max: math.Inf(-1)}
+	if ds.Y != nil {
+		sum.Classes = ds.ClassNames
+		sum.ClassCounts = make([]int, len(ds.ClassNames)) // a class named but without rows counts 0
+		for _, c := range ds.Y {
+			if c == data.Unlabeled {
+				sum.Unlabelled++
+			} else {
+				sum.ClassCounts[c]++
+			}
+		}
+	}
+	lo, hi := make([]float64, p), make([]float64, p)
+	copy(lo, ds.X.RawRowView(0))
+	copy(hi, ds.X.RawRowView(0))
+	for i := 1; i < n; i++ {
+		for j, v := range ds.X.RawRowView(i) {
+			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
+		}
+	}
+	for j := range lo {
+		sum.Min, sum.Max = min(sum.Min, lo[j]), max(sum.Max, hi[j])
+		if lo[j] == hi[j] {
+			sum.Constant++
+		}
+	}
+	if format == "json" {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(sum)
+	}
+	e.printf("data        %s: %s × %s%s\n", sum.Input, nOf(n, "row"), nOf(p, "feature"), listed(sum.FeatureNames, 6))
+	if sum.DroppedRows > 0 {
+		e.printf("dropped     %s (missing values, --missing drop)\n", nOf(sum.DroppedRows, "row"))
+	}
+	if ds.Y == nil {
+		e.printf("labels      none\n")
+	} else {
+		parts := make([]string, len(sum.Classes))
+		for c, name := range sum.Classes {
+			parts[c] = fmt.Sprintf("%s (%d)", name, sum.ClassCounts[c])
+		}
+		if len(parts) > 12 {
+			parts = append(parts[:11], "…", parts[len(parts)-1])
+		}
+		e.printf("classes     %d: %s\n", len(sum.Classes), strings.Join(parts, ", "))
+		if sum.Unlabelled > 0 {
+			e.printf("unlabelled  %s\n", nOf(sum.Unlabelled, "row"))
+		}
+	}
+	e.printf("values      from %s to %s; %s constant in every row\n", strconv.FormatFloat(sum.Min, 'g', 6, 64), strconv.FormatFloat(sum.Max, 'g', 6, 64), nOf(sum.Constant, "column"))
+	return nil
 }

@@ -69,7 +69,7 @@ func TestInfo(t *testing.T) {
 		st   int
 		want string
 	}{
-		{[]string{"info"}, 2, "--model MODEL is required"},
+		{[]string{"info"}, 2, "give --model MODEL (what a model file holds) or -i DATA"},
 		{[]string{"info", "--model", model, "--format", "xml"}, 2, `--format must be text or json, got "xml"`},
 		{[]string{"info", "--model", filepath.Join(dir, "none.json")}, 1, "none.json"},
 		{[]string{"info", "--model", write(t, "bad.json", `{"format":"dimred-model","version":4}`)}, 1, "has none"},
@@ -77,5 +77,32 @@ func TestInfo(t *testing.T) {
 		if st, _, errs := run(t, c.args...); st != c.st || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, %s; want %d and %q", c.args, st, errs, c.st, c.want)
 		}
+	}
+}
+
+// info -i says what the readers make of a data file: its counts checked
+// against the file written out here (a named class without rows, an
+// unlabelled row, a constant column).
+func TestInfoData(t *testing.T) {
+	in := write(t, "d.csv", "label,a,b,c\ncat,1,5,0\ndog,2,5,-3\n,3,5,2\ncat,4,5,7\n")
+	st, out, errs := run(t, "info", "-i", in)
+	if st != 0 {
+		t.Fatal(errs)
+	}
+	for _, want := range []string{"4 rows × 3 features: a, b, c", "classes     2: cat (2), dog (1)", "unlabelled  1 row", "values      from -3 to 7; 1 column constant in every row"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("info -i lacks %q:\n%s", want, out)
+		}
+	}
+	st, out, errs = run(t, "info", "-i", in, "--format", "json")
+	var sum dataSummary
+	if st != 0 || json.Unmarshal([]byte(out), &sum) != nil {
+		t.Fatalf("json: %d %s %s", st, out, errs)
+	}
+	if sum.Rows != 4 || sum.Features != 3 || !slices.Equal(sum.ClassCounts, []int{2, 1}) || sum.Unlabelled != 1 || sum.Min != -3 || sum.Max != 7 || sum.Constant != 1 {
+		t.Errorf("json: %+v", sum)
+	}
+	if st, _, errs := run(t, "info", "-i", in, "--model", "m.json"); st != 2 || !strings.Contains(errs, "one of them") {
+		t.Errorf("both: status %d, %s", st, errs)
 	}
 }

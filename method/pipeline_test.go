@@ -460,7 +460,8 @@ func TestReadAll(t *testing.T) {
 // (KQMI), multiple-kernel Nyström (MKL-SR) and a chain (CKFD: KPCA, then
 // LDA).
 func TestLoadLiftedRouteModelKinds(t *testing.T) {
-	sub := firstDigits(1100)                                         // 1100×64 training rows or landmarks: 70 400 values, binary
+	// 1100×64 training rows or landmarks: 70 400 values, binary.
+	sub := firstDigits(1100)
 	ny := map[string]string{"space": "nystrom", "landmarks": "1100"} // every row a landmark
 	for _, c := range []struct {
 		spec PipelineSpec

@@ -137,7 +137,7 @@ func runCluster(e *env, args []string) error {
 		return err
 	}
 	if ds.Y == nil {
-		return fmt.Errorf("input %s has no labels: clustering accuracy and NMI compare the clusters with the classes", df.input)
+		return df.errNoLabels("clustering accuracy and NMI compare the clusters with the classes")
 	}
 	if ds, err = filterClasses(ds, *classes); err != nil {
 		return err

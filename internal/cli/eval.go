@@ -99,6 +99,9 @@ func runEval(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if ds.Y == nil {
+		return df.errNoLabels("eval measures a classifier's error on them")
+	}
 	if *subsample > 0 {
 		idx, err := evaluate.BalancedSubset(ds.Y, *subsample, *subSeed)
 		if err != nil {

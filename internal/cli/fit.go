@@ -99,6 +99,9 @@ func runFit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if info, err := method.Lookup(*name); err == nil && info.Supervision == "supervised" && ds.Y == nil {
+		return df.errNoLabels(*name + " is a supervised method")
+	}
 	r, c := ds.Dims()
 	e.announceFit("fit", prog, *name, kv, r, c, *dims, *scale)
 	start := time.Now()

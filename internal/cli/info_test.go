@@ -2,12 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/method"
 )
 
@@ -104,5 +107,40 @@ func TestInfoData(t *testing.T) {
 	}
 	if st, _, errs := run(t, "info", "-i", in, "--model", "m.json"); st != 2 || !strings.Contains(errs, "one of them") {
 		t.Errorf("both: status %d, %s", st, errs)
+	}
+}
+
+// Rows read without labels where labels are needed: the error says where
+// such a file's labels come from, before any work.
+func TestNoLabelsHints(t *testing.T) {
+	ds := datasets.Iris()
+	npy := filepath.Join(t.TempDir(), "x.npy")
+	if err := data.WriteNPY(npy, ds.X); err != nil {
+		t.Fatal(err)
+	}
+	hint := "input " + npy + " has no labels (a .npy file holds no labels: give them with --labels FILE"
+	for _, c := range []struct {
+		args []string
+		why  string
+	}{
+		{[]string{"fit", "-m", "lda", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")}, "lda is a supervised method"},
+		{[]string{"eval", "-m", "pca", "-i", npy}, "eval measures a classifier's error"},
+		{[]string{"cluster", "-i", npy}, "clustering accuracy and NMI compare"},
+		{[]string{"score", "-i", npy}, "QMI is between an embedding and its labels"},
+	} {
+		st, _, errs := run(t, c.args...)
+		if st != 1 || !strings.Contains(errs, hint) || !strings.Contains(errs, c.why) {
+			t.Errorf("%v: status %d, %s", c.args, st, errs)
+		}
+	}
+	npz := filepath.Join(t.TempDir(), "iris.npz")
+	if err := data.WriteFile(npz, func(w io.Writer) error { return data.WriteNPZ(w, ds) }); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, errs := run(t, "fit", "-m", "gda", "-i", npz, "--no-labels", "-o", filepath.Join(t.TempDir(), "m.json")); st != 1 || !strings.Contains(errs, "(--no-labels was given); gda is a supervised method") {
+		t.Errorf("--no-labels: status %d, %s", st, errs)
+	}
+	if st, _, errs := run(t, "fit", "-m", "pca", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")); st != 0 {
+		t.Errorf("pca needs no labels: %s", errs)
 	}
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/qmi"
 )
@@ -28,7 +26,7 @@ func runScore(e *env, args []string) error {
 		return err
 	}
 	if ds.Y == nil {
-		return fmt.Errorf("input %s has no labels; QMI is between an embedding and its labels", df.input)
+		return df.errNoLabels("QMI is between an embedding and its labels")
 	}
 	if err := needClasses(ds, df.input, "I(Z;Y) with a single class is 0 whatever the embedding"); err != nil {
 		return err

@@ -39,3 +39,27 @@ func nOf(n int, noun string) string {
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
+
+// errNoLabels is the error for an input read without labels where a command
+// or method needs them (why says what for), with where the labels of
+// such a file come from.
+func (d *dataFlags) errNoLabels(why string) error {
+	var hint string
+	format := d.format
+	if format == "" {
+		format, _ = data.DetectFormat(d.input)
+	}
+	switch {
+	case d.noLabels:
+		hint = "--no-labels was given"
+	case format == data.FormatNPY:
+		hint = "a .npy file holds no labels: give them with --labels FILE (.npy or one per line)"
+	case format == data.FormatNPZ:
+		hint = "name the archive's label array with --npz-y"
+	case format == data.FormatMAT:
+		hint = "name the label variable with --mat-gnd"
+	default:
+		hint = "the file has none"
+	}
+	return fmt.Errorf("input %s has no labels (%s); %s", d.input, hint, why)
+}

@@ -90,6 +90,9 @@ func runFit(e *env, args []string) error {
 		if !flagGiven(fs, "scale") {
 			*scale = "none"
 		}
+		if info, err := method.Lookup(*name); err == nil && info.Supervision == "supervised" && df.unlabelled() {
+			return df.errNoLabels(*name + " is a supervised method")
+		}
 		return streamFit(e, prog, df, m, *name, kv, *scale, *chunk, *dims, *out)
 	}
 	if _, err := preprocess.Parse(*scale); err != nil {

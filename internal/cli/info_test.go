@@ -124,6 +124,7 @@ func TestNoLabelsHints(t *testing.T) {
 		why  string
 	}{
 		{[]string{"fit", "-m", "lda", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")}, "lda is a supervised method"},
+		{[]string{"fit", "-m", "lqmi", "--stream", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")}, "lqmi is a supervised method"},
 		{[]string{"eval", "-m", "pca", "-i", npy}, "eval measures a classifier's error"},
 		{[]string{"cluster", "-i", npy}, "clustering accuracy and NMI compare"},
 		{[]string{"score", "-i", npy}, "QMI is between an embedding and its labels"},

@@ -63,3 +63,13 @@ func (d *dataFlags) errNoLabels(why string) error {
 	}
 	return fmt.Errorf("input %s has no labels (%s); %s", d.input, hint, why)
 }
+
+// unlabelled reports whether the input will be read without labels
+// whatever it holds: --no-labels, or a .npy file without --labels.
+func (d *dataFlags) unlabelled() bool {
+	format := d.format
+	if format == "" {
+		format, _ = data.DetectFormat(d.input)
+	}
+	return d.noLabels || (format == data.FormatNPY && d.labels == "")
+}

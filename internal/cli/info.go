@@ -39,7 +39,8 @@ type modelInfo struct {
 }
 
 // runInfo prints what a model file holds, after loading it whole (so its
-// checksum and every matrix are checked, as transform would).
+// checksum and every matrix are checked, as transform would), or with -i
+// what the readers make of a data file (dataInfo).
 func runInfo(e *env, args []string) error {
 	fs := newFlags(e, "info")
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")

@@ -290,3 +290,69 @@ func writeUnicodeNPY(w io.Writer, texts []string) error {
 	}
 	return nil
 }
+
+// Contents lists the arrays of a NumPy .npz archive or the variables of a
+// MATLAB .mat file at path as "name (shape type)", in file order: what
+// --npz-x/--npz-y or --mat-fea/--mat-gnd can name. Other formats hold
+// one table and give nil. A member whose header cannot be read is listed
+// with the reason.
+func Contents(path string, opt Options) ([]string, error) {
+	format, _, err := resolveFormat(path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if format != FormatNPZ && format != FormatMAT {
+		return nil, nil
+	}
+	b, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if format == FormatMAT {
+		vars, err := parseMAT(b, path)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]string, len(vars))
+		for i := range vars {
+			out[i] = vars[i].describe()
+		}
+		return out, nil
+	}
+	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		return nil, &FormatError{File: path, Offset: -1, Msg: "not a NumPy .npz file (a zip archive of .npy arrays)", Err: err}
+	}
+	var out []string
+	for _, f := range zr.File {
+		key, ok := strings.CutSuffix(f.Name, ".npy")
+		if !ok || f.FileInfo().IsDir() {
+			continue
+		}
+		out = append(out, key+" ("+npzMemberShape(f)+")")
+	}
+	return out, nil
+}
+
+// npzMemberShape reads the header of an archive member: "178×13 <f8".
+func npzMemberShape(f *zip.File) string {
+	rc, err := f.Open()
+	if err != nil {
+		return "unreadable: " + err.Error()
+	}
+	defer rc.Close()
+	head := make([]byte, npyHeadLimit)
+	n, _ := io.ReadFull(rc, head)
+	h, err := parseNPYHead(head[:n], f.Name)
+	if err != nil {
+		return "unreadable header"
+	}
+	dims := make([]string, len(h.shape))
+	for i, d := range h.shape {
+		dims[i] = strconv.Itoa(d)
+	}
+	if len(dims) == 0 {
+		dims = []string{"scalar"}
+	}
+	return strings.Join(dims, "×") + " " + h.typ
+}

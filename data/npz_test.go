@@ -282,3 +282,19 @@ func TestNPYWriter(t *testing.T) {
 		t.Errorf("no rows: %v", err)
 	}
 }
+
+// Contents lists what --npz-x/--npz-y and --mat-fea/--mat-gnd can name,
+// read from files NumPy and SciPy wrote; a table format gives nil.
+func TestContents(t *testing.T) {
+	for file, want := range map[string][]string{
+		"testdata/numpy_bytes_labels.npz":     {"X (4×3 <f8)", "target (4 |S3)", "extra (2 <f8)"},
+		"testdata/numpy_savez_compressed.npz": {"data (4×3 <f4)", "labels (4 <U4)"},
+		"testdata/scipy_v5_col.mat":           {"X (3×4 double)", "y (1×4 int32)"},
+		"testdata/numpy_c.npy":                nil,
+	} {
+		got, err := Contents(file, Options{})
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("%s: %q, %v; want %q", file, got, err, want)
+		}
+	}
+}

@@ -61,9 +61,11 @@ method's values (eigenvalues) of the directions. --format json gives the
 same as one object.
 
 With -i DATA instead, it says what dimred reads from a data file (with the
-same reading flags as the other commands): rows, features, classes and
-their sizes, unlabelled and dropped rows, the range of the values and the
-columns constant in every row.
+same reading flags as the other commands): the arrays of a .npz archive
+or the variables of a .mat file (what --npz-x/--npz-y and
+--mat-fea/--mat-gnd can name; listed also when the reading fails), rows,
+features, classes and their sizes, unlabelled and dropped rows, the range
+of the values and the columns constant in every row.
 
 examples:
   dimred info --model gda.json

@@ -174,18 +174,32 @@ type dataSummary struct {
 	DroppedRows  int      `json:"dropped_rows,omitempty"`
 	Min          float64  `json:"min"`
 	Max          float64  `json:"max"`
-	Constant     int      `json:"constant_columns"` // columns with one value in every row
+	Constant     int      `json:"constant_columns"`   // columns with one value in every row
+	Contents     []string `json:"contents,omitempty"` // a .npz's arrays, a .mat's variables
 }
 
 // dataInfo prints what the readers make of a data file: rows, features,
 // classes and their sizes, the range of the values, constant columns.
 func dataInfo(e *env, df *dataFlags, format string) error {
+	var contents []string
+	if !strings.HasPrefix(df.input, "builtin:") && df.input != "-" {
+		opt, err := df.options()
+		if err != nil {
+			return err
+		}
+		if contents, err = data.Contents(df.input, opt); err != nil {
+			return err
+		}
+	}
 	ds, err := df.load()
 	if err != nil {
+		if len(contents) > 0 && format == "text" {
+			e.printf("file holds  %s\n", strings.Join(contents, ", "))
+		}
 		return err
 	}
 	n, p := ds.Dims()
-	sum := dataSummary{Input: df.input, Rows: n, Features: p, FeatureNames: ds.FeatureNames, DroppedRows: ds.DroppedRows,
+	sum := dataSummary{Contents: contents, Input: df.input, Rows: n, Features: p, FeatureNames: ds.FeatureNames, DroppedRows: ds.DroppedRows,
 		Min: math.Inf(1), Max: math.Inf(-1)}
 	if ds.Y != nil {
 		sum.Classes = ds.ClassNames
@@ -216,6 +230,9 @@ func dataInfo(e *env, df *dataFlags, format string) error {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(sum)
+	}
+	if len(sum.Contents) > 0 {
+		e.printf("file holds  %s\n", strings.Join(sum.Contents, ", "))
 	}
 	e.printf("data        %s: %s × %s%s\n", sum.Input, nOf(n, "row"), nOf(p, "feature"), listed(sum.FeatureNames, 6))
 	if sum.DroppedRows > 0 {

@@ -105,6 +105,17 @@ func TestInfoData(t *testing.T) {
 	if sum.Rows != 4 || sum.Features != 3 || !slices.Equal(sum.ClassCounts, []int{2, 1}) || sum.Unlabelled != 1 || sum.Min != -3 || sum.Max != 7 || sum.Constant != 1 {
 		t.Errorf("json: %+v", sum)
 	}
+	// An archive whose arrays have other names: info lists them beside the
+	// error, and reads them once they are named.
+	npz := filepath.Join(t.TempDir(), "odd.npz")
+	odd := &data.Dataset{X: datasets.Iris().X, Y: datasets.Iris().Y, ClassNames: datasets.Iris().ClassNames}
+	if err := data.WriteFile(npz, func(w io.Writer) error { return data.WriteNPZ(w, odd) }); err != nil {
+		t.Fatal(err)
+	}
+	st, out, errs = run(t, "info", "-i", npz, "--npz-y", "X")
+	if st != 1 || !strings.Contains(out, "file holds  X (150×4 <f8), y (150 <i8)") || !strings.Contains(errs, `array "X" cannot be both`) {
+		t.Errorf("odd names: status %d, %s%s", st, out, errs)
+	}
 	if st, _, errs := run(t, "info", "-i", in, "--model", "m.json"); st != 2 || !strings.Contains(errs, "one of them") {
 		t.Errorf("both: status %d, %s", st, errs)
 	}

@@ -475,18 +475,28 @@ func NewNPYWriter(w io.Writer, name string, p int) (*NPYWriter, error) {
 }
 
 func (nw *NPYWriter) header() error {
-	dict := fmt.Sprintf("{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", nw.rows, nw.p)
-	h := make([]byte, 0, npyStreamHeader)
+	_, err := nw.w.Write(npyHeader("<f8", fmt.Sprintf("(%d, %d)", nw.rows, nw.p), npyStreamHeader))
+	return err
+}
+
+// npyHeader returns a version-1.0 .npy header of a C-order array of the
+// given dtype and shape (Python tuple text): magic, version, length, and
+// the dictionary padded with spaces and a newline to size bytes, or,
+// for size 0, to the next multiple of 64 as np.save pads it.
+func npyHeader(descr, shape string, size int) []byte {
+	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }"
+	if size == 0 {
+		size = (len(npy.Magic) + 4 + len(dict) + 1 + 63) / 64 * 64
+	}
+	h := make([]byte, 0, size)
 	h = append(h, npy.Magic[:]...)
 	h = append(h, 1, 0)
-	h = binary.LittleEndian.AppendUint16(h, npyStreamHeader-10)
+	h = binary.LittleEndian.AppendUint16(h, uint16(size-len(npy.Magic)-4))
 	h = append(h, dict...)
-	for len(h) < npyStreamHeader-1 {
+	for len(h) < size-1 {
 		h = append(h, ' ')
 	}
-	h = append(h, '\n')
-	_, err := nw.w.Write(h)
-	return err
+	return append(h, '\n')
 }
 
 // Write writes the rows of x (p columns; finite values); labels are not

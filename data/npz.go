@@ -263,17 +263,7 @@ func writeUnicodeNPY(w io.Writer, texts []string) error {
 	for _, t := range texts {
 		width = max(width, utf8.RuneCountInString(t))
 	}
-	hdr := fmt.Sprintf("{'descr': '<U%d', 'fortran_order': False, 'shape': (%d,), }", width, len(texts))
-	// Version 1.0: magic, version, a 2-byte header length; the header is
-	// padded with spaces and a newline to a multiple of 64 bytes.
-	pad := 64 - (len(npy.Magic)+2+2+len(hdr)+1)%64
-	hdr += strings.Repeat(" ", pad%64) + "\n"
-	var head bytes.Buffer
-	head.Write(npy.Magic[:])
-	head.Write([]byte{1, 0})
-	binary.Write(&head, binary.LittleEndian, uint16(len(hdr)))
-	head.WriteString(hdr)
-	if _, err := w.Write(head.Bytes()); err != nil {
+	if _, err := w.Write(npyHeader("<U"+strconv.Itoa(width), "("+strconv.Itoa(len(texts))+",)", 0)); err != nil {
 		return err
 	}
 	item := make([]byte, 4*width)

@@ -328,18 +328,23 @@ func loadNPY(b []byte, path string, opt Options) (*Dataset, error) {
 	}
 	n, p := x.Dims()
 	d := &Dataset{Name: datasetName(path), X: x, FeatureNames: defaultNames(p)}
-	if opt.LabelsFile == "" || opt.NoLabels {
-		return d, nil
-	}
-	lb, err := readFile(opt.LabelsFile)
-	if err != nil {
-		return nil, err
-	}
-	d.Y, d.ClassNames, err = ReadLabels(bytes.NewReader(lb), opt.LabelsFile, n, opt.Classes)
-	if err != nil {
+	if d.Y, d.ClassNames, err = labelsFile(opt, n); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// labelsFile reads the n labels of opt.LabelsFile (ReadLabels); none
+// (nil) without a labels file or with opt.NoLabels.
+func labelsFile(opt Options, n int) ([]int, []string, error) {
+	if opt.LabelsFile == "" || opt.NoLabels {
+		return nil, nil, nil
+	}
+	lb, err := readFile(opt.LabelsFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ReadLabels(bytes.NewReader(lb), opt.LabelsFile, n, opt.Classes)
 }
 
 // ReadLabels reads n labels from r, a .npy array of integers (1-D, or 2-D

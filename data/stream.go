@@ -451,15 +451,9 @@ func (s *scanner) npy(in io.Reader) error {
 	if d > int64(MaxInputBytes)/8/int64(s.chunkRows) {
 		return offsetErr(s.name, 8, "rows of %d features make a chunk of %d rows larger than data.MaxInputBytes (%d bytes); give a smaller chunk", d, s.chunkRows, MaxInputBytes)
 	}
-	var labels []int
-	if s.opt.LabelsFile != "" && !s.opt.NoLabels {
-		lb, err := readFile(s.opt.LabelsFile)
-		if err != nil {
-			return err
-		}
-		if labels, _, err = ReadLabels(bytes.NewReader(lb), s.opt.LabelsFile, int(rows), s.opt.Classes); err != nil {
-			return err
-		}
+	labels, _, err := labelsFile(s.opt, int(rows))
+	if err != nil {
+		return err
 	}
 	size := int64(num.size)
 	buf := make([]byte, int64(s.chunkRows)*d*size)

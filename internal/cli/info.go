@@ -13,6 +13,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/preprocess"
 )
 
 const infoUsage = "info --model MODEL | -i DATA [--format text|json]"
@@ -212,17 +213,15 @@ func dataInfo(e *env, df *dataFlags, format string) error {
 			}
 		}
 	}
-	lo, hi := make([]float64, p), make([]float64, p)
-	copy(lo, ds.X.RawRowView(0))
-	copy(hi, ds.X.RawRowView(0))
-	for i := 1; i < n; i++ {
-		for j, v := range ds.X.RawRowView(i) {
-			lo[j], hi[j] = min(lo[j], v), max(hi[j], v)
-		}
+	// The columns' ranges are what min-max scaling fits.
+	fit, err := preprocess.MinMax{}.Fit(ds.X)
+	if err != nil {
+		return err
 	}
-	for j := range lo {
-		sum.Min, sum.Max = min(sum.Min, lo[j]), max(sum.Max, hi[j])
-		if lo[j] == hi[j] {
+	mm := fit.(*preprocess.MinMaxFitted)
+	for j := range mm.Min {
+		sum.Min, sum.Max = min(sum.Min, mm.Min[j]), max(sum.Max, mm.Max[j])
+		if mm.Min[j] == mm.Max[j] {
 			sum.Constant++
 		}
 	}

@@ -90,7 +90,7 @@ func runFit(e *env, args []string) error {
 		if !flagGiven(fs, "scale") {
 			*scale = "none"
 		}
-		if info, err := method.Lookup(*name); err == nil && info.Supervision == "supervised" && df.unlabelled() {
+		if supervised(*name) && df.unlabelled() {
 			return df.errNoLabels(*name + " is a supervised method")
 		}
 		return streamFit(e, prog, df, m, *name, kv, *scale, *chunk, *dims, *out)
@@ -102,7 +102,7 @@ func runFit(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if info, err := method.Lookup(*name); err == nil && info.Supervision == "supervised" && ds.Y == nil {
+	if supervised(*name) && ds.Y == nil {
 		return df.errNoLabels(*name + " is a supervised method")
 	}
 	r, c := ds.Dims()

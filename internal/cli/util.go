@@ -2,10 +2,12 @@ package cli
 
 import (
 	"fmt"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/method"
 )
 
 func subCols(z *mat.Dense, k int) *mat.Dense {
@@ -45,11 +47,7 @@ func nOf(n int, noun string) string {
 // such a file come from.
 func (d *dataFlags) errNoLabels(why string) error {
 	var hint string
-	format := d.format
-	if format == "" {
-		format, _ = data.DetectFormat(d.input)
-	}
-	switch {
+	switch format := d.inputFormat(); {
 	case d.noLabels:
 		hint = "--no-labels was given"
 	case format == data.FormatNPY:
@@ -67,9 +65,22 @@ func (d *dataFlags) errNoLabels(why string) error {
 // unlabelled reports whether the input will be read without labels
 // whatever it holds: --no-labels, or a .npy file without --labels.
 func (d *dataFlags) unlabelled() bool {
-	format := d.format
-	if format == "" {
-		format, _ = data.DetectFormat(d.input)
+	return d.noLabels || (d.inputFormat() == data.FormatNPY && d.labels == "")
+}
+
+// inputFormat is the input's format as --format-in or its extension give
+// it ("" when neither does).
+func (d *dataFlags) inputFormat() string {
+	if d.format != "" {
+		return strings.ToLower(d.format)
 	}
-	return d.noLabels || (format == data.FormatNPY && d.labels == "")
+	format, _ := data.DetectFormat(d.input)
+	return format
+}
+
+// supervised reports whether the method named name is a supervised one
+// (it needs every training row's label).
+func supervised(name string) bool {
+	info, err := method.Lookup(name)
+	return err == nil && info.Supervision == "supervised"
 }

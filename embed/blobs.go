@@ -13,6 +13,8 @@ import (
 	"reflect"
 	"runtime"
 	"sync"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // Fast reading of large models. A model file of version 4 keeps a large
@@ -55,10 +57,11 @@ type Blobs struct {
 }
 
 type blob struct {
-	text []byte    // the string's base64 text, in the original document (reading)
-	raw  []byte    // the bytes it encodes (writing)
-	vals []float64 // its values (reading)
-	used int       // times read back
+	text []byte     // the string's base64 text, in the original document (reading)
+	raw  []byte     // the bytes it encodes (writing a Float64LE made by ToJSONMat)
+	src  *mat.Dense // the matrix whose values it encodes (writing a model's matrix)
+	vals []float64  // its values (reading)
+	used int        // times read back
 }
 
 func newBlobs() *Blobs {
@@ -439,22 +442,40 @@ func (bl *Blobs) refs(b []byte, fn func(at, end, i int) error) error {
 }
 
 // writeText writes the blob's base64 text: the original's, or the
-// encoding of its bytes, made a piece at a time (pieces of a multiple of 3
-// bytes, so their encodings join into the encoding of the whole).
+// encoding of its bytes or of its matrix's values, made a piece at a time
+// as it is written.
 func (e blob) writeText(w io.Writer) error {
-	if e.raw == nil {
+	if e.raw == nil && e.src == nil {
 		_, err := w.Write(e.text)
 		return err
 	}
-	const piece = 3 << 16
-	buf := make([]byte, base64.StdEncoding.EncodedLen(min(piece, len(e.raw))))
-	for from := 0; from < len(e.raw); from += piece {
-		src := e.raw[from:min(from+piece, len(e.raw))]
-		n := base64.StdEncoding.EncodedLen(len(src))
-		base64.StdEncoding.Encode(buf[:n], src)
-		if _, err := w.Write(buf[:n]); err != nil {
+	enc := base64.NewEncoder(base64.StdEncoding, w)
+	if e.raw != nil {
+		if _, err := enc.Write(e.raw); err != nil {
 			return err
 		}
+		return enc.Close()
 	}
-	return nil
+	const piece = 1 << 16 // bytes of values encoded at a time
+	buf := make([]byte, 0, piece)
+	var err error
+	eachRow(e.src, func(row []float64) {
+		for _, v := range row {
+			if err != nil {
+				return
+			}
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+			if len(buf) == piece {
+				_, err = enc.Write(buf)
+				buf = buf[:0]
+			}
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := enc.Write(buf); err != nil {
+		return err
+	}
+	return enc.Close()
 }

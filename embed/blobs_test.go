@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -111,7 +113,12 @@ func TestMarshalModelLifted(t *testing.T) {
 	km := &KernelModel{Kernel: kernel.RBF(2), Train: engRand(rng, n, d), Center: kernel.Centering{ColMeans: make([]float64, n)}, A: engRand(rng, n, 2)}
 	lin := &LinearModel{Mean: make([]float64, 2), W: engRand(rng, 2, 2)}        // decimal
 	bigLin := &LinearModel{Mean: make([]float64, 400), W: engRand(rng, 400, d)} // binary
-	for _, m := range []Model{km, Chain{km, lin}, Chain{bigLin, km}, lin} {
+	// A view whose rows are not contiguous (stride d+7), 76 200 values:
+	// the pieces of 8 192 values cross rows and the last is short.
+	view := engRand(rng, 300, d+7).Slice(0, 300, 3, 3+254).(*mat.Dense)
+	viewLin := &LinearModel{Mean: make([]float64, 300), W: view}
+	viewKm := &KernelModel{Kernel: kernel.RBF(1), Train: view, Center: kernel.Centering{ColMeans: make([]float64, 300)}, A: engRand(rng, 300, 2)}
+	for _, m := range []Model{km, Chain{km, lin}, Chain{bigLin, km}, lin, viewLin, Chain{viewLin, viewKm}} {
 		want, err := MarshalModel(m)
 		if err != nil {
 			t.Fatal(err)
@@ -126,6 +133,15 @@ func TestMarshalModelLifted(t *testing.T) {
 		}
 		if !bytes.Equal(got.Bytes(), want) {
 			t.Errorf("%T: written %d bytes differ from MarshalModel's %d", m, got.Len(), len(want))
+		}
+		// A second, independent reading: encoding/json alone gives back
+		// the model's values exactly.
+		back, err := DecodeModel(want, nil)
+		if err != nil {
+			t.Fatalf("%T: %v", m, err)
+		}
+		if !reflect.DeepEqual(modelMatrices(back), modelMatrices(m)) {
+			t.Errorf("%T: values read back differ", m)
 		}
 		if len(want) > 1<<20 && len(b) > len(want)/20 {
 			t.Errorf("%T: lifted JSON %d bytes of %d", m, len(b), len(want))
@@ -254,4 +270,30 @@ func FuzzLiftBlobs(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		decodeBoth(t, "fuzz", b)
 	})
+}
+
+// modelMatrices returns the values, row by row, of the matrices of the
+// linear and kernel models in m.
+func modelMatrices(m Model) [][]float64 {
+	dense := func(d *mat.Dense) []float64 {
+		r, c := d.Dims()
+		v := make([]float64, 0, r*c)
+		for i := range r {
+			v = append(v, mat.Row(nil, i, d)...)
+		}
+		return v
+	}
+	switch t := m.(type) {
+	case Chain:
+		var out [][]float64
+		for _, s := range t {
+			out = append(out, modelMatrices(s)...)
+		}
+		return out
+	case *LinearModel:
+		return [][]float64{dense(t.W)}
+	case *KernelModel:
+		return [][]float64{dense(t.Train), dense(t.A)}
+	}
+	panic(fmt.Sprintf("modelMatrices: %T", m))
 }

@@ -57,30 +57,52 @@ func RegisterModel(c ModelCodec) {
 
 // MarshalModel encodes a model as JSON.
 func MarshalModel(m Model) ([]byte, error) {
-	v, err := encodeValue(m)
+	p, err := encodeAddressable(m)
 	if err != nil {
 		return nil, err
 	}
-	return json.Marshal(v)
+	err = eachMatrix(p, func(mj *MatrixJSON) error {
+		mj.materialize()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(p.Interface())
+}
+
+// encodeAddressable returns a pointer to m's encoded value, for eachMatrix.
+func encodeAddressable(m Model) (reflect.Value, error) {
+	v, err := encodeValue(m)
+	if err != nil {
+		return reflect.Value{}, err
+	}
+	p := reflect.New(reflect.TypeOf(v))
+	p.Elem().Set(reflect.ValueOf(v))
+	return p, nil
 }
 
 // MarshalModelLifted encodes m as MarshalModel does, but with a reference
 // in place of every binary matrix (Float64LE), whose bytes stay in bl:
 // bl.WriteOriginal(w, b) writes MarshalModel's bytes, the base64 made as it
-// is written. A model of a gigabyte is then never one buffer of JSON.
+// is written, a piece at a time from the matrix itself. A model of a
+// gigabyte is then never one buffer of JSON, nor a copy of its values.
 func MarshalModelLifted(m Model) (b []byte, bl *Blobs, err error) {
-	v, err := encodeValue(m)
+	p, err := encodeAddressable(m)
 	if err != nil {
 		return nil, nil, err
 	}
-	p := reflect.New(reflect.TypeOf(v)) // addressable, for the walk
-	p.Elem().Set(reflect.ValueOf(v))
 	bl = newBlobs()
 	err = eachMatrix(p, func(mj *MatrixJSON) error {
-		if len(mj.Float64LE) > 0 {
+		switch {
+		case mj.src != nil:
+			bl.entries = append(bl.entries, blob{src: mj.src})
+		case len(mj.Float64LE) > 0:
 			bl.entries = append(bl.entries, blob{raw: mj.Float64LE})
-			mj.Float64LE = bl.refBytes(len(bl.entries) - 1)
+		default:
+			return nil
 		}
+		mj.Float64LE, mj.src = bl.refBytes(len(bl.entries)-1), nil
 		return nil
 	})
 	if err != nil {
@@ -172,6 +194,8 @@ type MatrixJSON struct {
 	Cols      int       `json:"cols"`
 	Data      []float64 `json:"data,omitempty"`
 	Float64LE []byte    `json:"float64le,omitempty"`
+
+	src *mat.Dense // the matrix whose Float64LE is still to be made (matJSON)
 }
 
 // BinaryMatrixMin is the number of values from which ToJSONMat writes a
@@ -184,24 +208,51 @@ const BinaryMatrixMin = 1 << 16
 // m's storage when m is contiguous (the JSON form is for encoding, not to
 // be changed).
 func ToJSONMat(m *mat.Dense) *MatrixJSON {
+	j := matJSON(m)
+	j.materialize()
+	return j
+}
+
+// matJSON is ToJSONMat without making the bytes of a binary matrix: it
+// keeps m (src) instead, and the bytes are made when the model is
+// marshalled (MarshalModel) or as its file is written (MarshalModelLifted
+// with WriteOriginal), so that saving a gigabyte model does not first
+// copy its matrices. The model codecs use it.
+func matJSON(m *mat.Dense) *MatrixJSON {
 	if m == nil {
 		return nil
 	}
 	r, c := m.Dims()
-	raw := m.RawMatrix()
 	if r*c >= BinaryMatrixMin {
-		b := make([]byte, 0, 8*r*c)
-		for i := 0; i < r; i++ {
-			for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
-			}
-		}
-		return &MatrixJSON{Rows: r, Cols: c, Float64LE: b}
+		return &MatrixJSON{Rows: r, Cols: c, src: m}
 	}
-	if raw.Stride == c {
+	if raw := m.RawMatrix(); raw.Stride == c {
 		return &MatrixJSON{Rows: r, Cols: c, Data: raw.Data[: r*c : r*c]}
 	}
 	return &MatrixJSON{Rows: r, Cols: c, Data: mat.DenseCopyOf(m).RawMatrix().Data}
+}
+
+// materialize makes the Float64LE of a matrix that matJSON left as src.
+func (m *MatrixJSON) materialize() {
+	if m == nil || m.src == nil {
+		return
+	}
+	b := make([]byte, 0, 8*m.Rows*m.Cols)
+	eachRow(m.src, func(row []float64) {
+		for _, v := range row {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(v))
+		}
+	})
+	m.Float64LE, m.src = b, nil
+}
+
+// eachRow calls fn with each row of m in order.
+func eachRow(m *mat.Dense, fn func(row []float64)) {
+	r, c := m.Dims()
+	raw := m.RawMatrix()
+	for i := 0; i < r; i++ {
+		fn(raw.Data[i*raw.Stride : i*raw.Stride+c])
+	}
 }
 
 // Dense returns the matrix, checking its size and finiteness; what names
@@ -303,7 +354,7 @@ func init() {
 	RegisterModel(ModelCodec{Kind: "linear",
 		Encode: func(m Model) (any, error) {
 			t := m.(*LinearModel)
-			return linearJSON{Kind: "linear", Mean: t.Mean, W: ToJSONMat(t.W)}, finiteModel("linear", t.W)
+			return linearJSON{Kind: "linear", Mean: t.Mean, W: matJSON(t.W)}, finiteModel("linear", t.W)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			e, w, err := decodeLinear(b, bl)
@@ -315,7 +366,7 @@ func init() {
 	RegisterModel(ModelCodec{Kind: "affine",
 		Encode: func(m Model) (any, error) {
 			t := m.(*AffineModel)
-			return linearJSON{Kind: "affine", Mean: t.Mean, W: ToJSONMat(t.W), Bias: t.Bias}, finiteModel("affine", t.W)
+			return linearJSON{Kind: "affine", Mean: t.Mean, W: matJSON(t.W), Bias: t.Bias}, finiteModel("affine", t.W)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			e, w, err := decodeLinear(b, bl)
@@ -331,7 +382,7 @@ func init() {
 		Encode: func(m Model) (any, error) {
 			t := m.(*KernelModel)
 			k, c := t.Kernel, t.Center
-			return kernelJSON{Kind: "kernel", Kernel: &k, Train: ToJSONMat(t.Train), Center: &c, W: ToJSONMat(t.A)}, finiteModel("kernel", t.A)
+			return kernelJSON{Kind: "kernel", Kernel: &k, Train: matJSON(t.Train), Center: &c, W: matJSON(t.A)}, finiteModel("kernel", t.A)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e kernelJSON

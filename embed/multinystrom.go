@@ -295,9 +295,9 @@ func init() {
 	RegisterModel(ModelCodec{Kind: "multinystrom",
 		Encode: func(m Model) (any, error) {
 			t := m.(*MultiNystromModel)
-			e := multiNystromJSON{Kind: "multinystrom", Kernels: t.Kernels, Landmarks: ToJSONMat(t.Landmarks), Offset: t.Offset}
+			e := multiNystromJSON{Kind: "multinystrom", Kernels: t.Kernels, Landmarks: matJSON(t.Landmarks), Offset: t.Offset}
 			for _, a := range t.A {
-				e.W = append(e.W, ToJSONMat(a))
+				e.W = append(e.W, matJSON(a))
 			}
 			return e, finiteModel("multinystrom", t.A...)
 		},

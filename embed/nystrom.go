@@ -387,7 +387,7 @@ func init() {
 		Encode: func(m Model) (any, error) {
 			t := m.(*NystromModel)
 			k := t.Kernel
-			return nystromJSON{Kind: "nystrom", Kernel: &k, Landmarks: ToJSONMat(t.Landmarks), W: ToJSONMat(t.A), Offset: t.Offset},
+			return nystromJSON{Kind: "nystrom", Kernel: &k, Landmarks: matJSON(t.Landmarks), W: matJSON(t.A), Offset: t.Offset},
 				finiteModel("nystrom", t.A)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {

@@ -113,7 +113,7 @@ func init() {
 		Encode: func(m Model) (any, error) {
 			t := m.(*PrecomputedModel)
 			c := t.Center
-			return precomputedJSON{Kind: "precomputed", Center: &c, W: ToJSONMat(t.A)}, finiteModel("precomputed", t.A)
+			return precomputedJSON{Kind: "precomputed", Center: &c, W: matJSON(t.A)}, finiteModel("precomputed", t.A)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e precomputedJSON

@@ -423,12 +423,12 @@ func (a *npyArray) labelTexts(name string) ([]string, error) {
 }
 
 // WriteNPY writes m to path as a NumPy .npy file of float64 in C order
-// (gzipped if path ends in ".gz").
+// (gzipped if path ends in ".gz"), byte for byte what np.save writes.
 func WriteNPY(path string, m *mat.Dense) error {
 	if m == nil || m.IsEmpty() {
 		return fmt.Errorf("WriteNPY %s: empty matrix", path)
 	}
-	return WriteFile(path, func(w io.Writer) error { return npy.Write(w, m) })
+	return WriteFile(path, func(w io.Writer) error { return writeNPYMatrix(w, m) })
 }
 
 // WriteLabelsNPY writes y to path as a 1-D NumPy array of int64 (gzipped
@@ -438,15 +438,58 @@ func WriteLabelsNPY(path string, y []int) error {
 	for i, l := range y {
 		v[i] = int64(l)
 	}
-	return WriteFile(path, func(w io.Writer) error { return npy.Write(w, v) })
+	return WriteFile(path, func(w io.Writer) error { return writeNPYInts(w, v) })
+}
+
+// writeNPYMatrix writes m as a .npy array of float64 in C order, the
+// bytes np.save writes.
+func writeNPYMatrix(w io.Writer, m *mat.Dense) error {
+	r, c := m.Dims()
+	if _, err := w.Write(npyHeader("<f8", r, c)); err != nil {
+		return err
+	}
+	_, err := writeRowsLE(w, m, nil)
+	return err
+}
+
+// writeNPYInts writes v as a 1-D .npy array of int64, the bytes np.save
+// writes.
+func writeNPYInts(w io.Writer, v []int64) error {
+	if _, err := w.Write(npyHeader("<i8", len(v))); err != nil {
+		return err
+	}
+	b := make([]byte, 0, 8*len(v))
+	for _, x := range v {
+		b = binary.LittleEndian.AppendUint64(b, uint64(x))
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+// writeRowsLE writes the rows of m as little-endian doubles, a row at a
+// time through buf (grown as needed and returned for reuse).
+func writeRowsLE(w io.Writer, m *mat.Dense, buf []byte) ([]byte, error) {
+	r, _ := m.Dims()
+	for i := 0; i < r; i++ {
+		buf = buf[:0]
+		for _, v := range m.RawRowView(i) {
+			buf = binary.LittleEndian.AppendUint64(buf, math.Float64bits(v))
+		}
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
 }
 
 // NPYWriter writes rows of p columns to a .npy file (float64, C order) a
 // chunk at a time, for a stream whose length is known only at its end:
 // the header goes first with room for any row count, and Flush writes the
 // count into it. The writer must be able to seek (a file, as WriteFile
-// gives; not standard output or a gzip stream). NumPy and Load read the
-// file as the array WriteNPY writes (its header is padded differently).
+// gives; not standard output or a gzip stream). The file is byte for byte
+// what WriteNPY and np.save write for the same array: np.save pads its
+// header so that the row count can grow to 21 digits in place, so the
+// header's length does not depend on the count.
 type NPYWriter struct {
 	w     io.WriteSeeker
 	name  string
@@ -454,11 +497,9 @@ type NPYWriter struct {
 	rows  int
 	start int64
 	buf   []byte
-}
 
-// npyStreamHeader is the length of NPYWriter's header: room for a shape
-// of two 20-digit numbers, a multiple of 64 as np.save aligns it.
-const npyStreamHeader = 128
+	headerLen int // bytes of the header written first
+}
 
 // NewNPYWriter writes the header of a .npy file of rows of p columns to
 // w; name names the output in errors.
@@ -480,19 +521,36 @@ func NewNPYWriter(w io.Writer, name string, p int) (*NPYWriter, error) {
 }
 
 func (nw *NPYWriter) header() error {
-	_, err := nw.w.Write(npyHeader("<f8", fmt.Sprintf("(%d, %d)", nw.rows, nw.p), npyStreamHeader))
+	h := npyHeader("<f8", nw.rows, nw.p)
+	if nw.headerLen != 0 && len(h) != nw.headerLen {
+		return fmt.Errorf("%s: internal error: the .npy header of %d rows is %d bytes, not the %d written first", nw.name, nw.rows, len(h), nw.headerLen)
+	}
+	nw.headerLen = len(h)
+	_, err := nw.w.Write(h)
 	return err
 }
 
-// npyHeader returns a version-1.0 .npy header of a C-order array of the
-// given dtype and shape (Python tuple text): magic, version, length, and
-// the dictionary padded with spaces and a newline to size bytes, or,
-// for size 0, to the next multiple of 64 as np.save pads it.
-func npyHeader(descr, shape string, size int) []byte {
-	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape + ", }"
-	if size == 0 {
-		size = (len(npy.Magic) + 4 + len(dict) + 1 + 63) / 64 * 64
+// npyGrowthDigits is np.save's room for the first dimension: its header
+// is padded as if that dimension had 21 digits (NumPy's
+// GROWTH_AXIS_MAX_DIGITS), so that the count can change in place.
+const npyGrowthDigits = 21
+
+// npyHeader returns the version-1.0 .npy header np.save writes for a
+// C-order array of the given dtype and shape: magic, version, length, and
+// the dictionary, then spaces for the first dimension to grow to 21
+// digits, then spaces and a newline to a multiple of 64 bytes.
+func npyHeader(descr string, shape ...int) []byte {
+	dims := make([]string, len(shape))
+	for i, n := range shape {
+		dims[i] = strconv.Itoa(n)
 	}
+	tuple := "(" + strings.Join(dims, ", ") + ")"
+	if len(shape) == 1 {
+		tuple = "(" + dims[0] + ",)"
+	}
+	dict := "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + tuple + ", }"
+	dict += strings.Repeat(" ", max(0, npyGrowthDigits-len(dims[0])))
+	size := (len(npy.Magic) + 4 + len(dict) + 1 + 63) / 64 * 64
 	h := make([]byte, 0, size)
 	h = append(h, npy.Magic[:]...)
 	h = append(h, 1, 0)
@@ -514,14 +572,9 @@ func (nw *NPYWriter) Write(x *mat.Dense, _ []int) error {
 	if err := CheckFinite(fmt.Sprintf("%s: rows %d-%d", nw.name, nw.rows+1, nw.rows+n), x); err != nil {
 		return err
 	}
-	for i := 0; i < n; i++ {
-		nw.buf = nw.buf[:0]
-		for _, v := range x.RawRowView(i) {
-			nw.buf = binary.LittleEndian.AppendUint64(nw.buf, math.Float64bits(v))
-		}
-		if _, err := nw.w.Write(nw.buf); err != nil {
-			return err
-		}
+	var err error
+	if nw.buf, err = writeRowsLE(nw.w, x, nw.buf); err != nil {
+		return err
 	}
 	nw.rows += n
 	return nil

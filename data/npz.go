@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/sbinet/npyio/npy"
 )
 
 // NumPy's .npz archives (np.savez, np.savez_compressed): a zip file of
@@ -218,7 +216,7 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		}
 		return write(f)
 	}
-	if err := add("X", func(w io.Writer) error { return npy.Write(w, d.X) }); err != nil {
+	if err := add("X", func(w io.Writer) error { return writeNPYMatrix(w, d.X) }); err != nil {
 		return err
 	}
 	if d.Y != nil {
@@ -253,7 +251,7 @@ func writeLabelArray(w io.Writer, texts []string) error {
 		}
 		ints[i] = v
 	}
-	return npy.Write(w, ints)
+	return writeNPYInts(w, ints)
 }
 
 // writeUnicodeNPY writes texts as a 1-D .npy array of dtype "<U{width}",
@@ -263,7 +261,7 @@ func writeUnicodeNPY(w io.Writer, texts []string) error {
 	for _, t := range texts {
 		width = max(width, utf8.RuneCountInString(t))
 	}
-	if _, err := w.Write(npyHeader("<U"+strconv.Itoa(width), "("+strconv.Itoa(len(texts))+",)", 0)); err != nil {
+	if _, err := w.Write(npyHeader("<U"+strconv.Itoa(width), len(texts))); err != nil {
 		return err
 	}
 	item := make([]byte, 4*width)

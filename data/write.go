@@ -9,8 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"github.com/sbinet/npyio/npy"
 )
 
 // OutputFormats are the formats Write writes, by file extension
@@ -45,7 +43,7 @@ func Write(w io.Writer, format string, d *Dataset) error {
 		if err := CheckFinite("rows", d.X); err != nil {
 			return err
 		}
-		return npy.Write(w, d.X)
+		return writeNPYMatrix(w, d.X)
 	case "npz":
 		return WriteNPZ(w, d)
 	}

@@ -115,15 +115,15 @@ func TestMomentsFnErrors(t *testing.T) {
 	var a, b stats.Moments
 	a.Add(mat.NewDense(2, 2, []float64{1, 2, 3, 4}), nil)
 	b.Add(mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6}), nil)
-	acc, err := f.AddInput(f.CreateAccumulator(), Leaf(Shard{0, "a.svm"}, &a))
+	acc, err := f.AddInput(f.CreateAccumulator(), Leaf(Shard{Index: 0, Path: "a.svm"}, &a))
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.AddInput(acc, Leaf(Shard{1, "b.svm"}, &b))
+	_, err = f.AddInput(acc, Leaf(Shard{Index: 1, Path: "b.svm"}, &b))
 	if err == nil || !strings.Contains(err.Error(), "a.svm have 2 columns, shards from b.svm have 3") || !strings.Contains(err.Error(), "NumFeatures") {
 		t.Errorf("width mismatch: %v", err)
 	}
-	_, err = f.AddInput(acc, Leaf(Shard{0, "a.svm"}, &a))
+	_, err = f.AddInput(acc, Leaf(Shard{Index: 0, Path: "a.svm"}, &a))
 	if err == nil || !strings.Contains(err.Error(), "added twice") {
 		t.Errorf("duplicate shard: %v", err)
 	}

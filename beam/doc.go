@@ -5,9 +5,10 @@
 // (Prism, the default), or on Flink, Spark and Dataflow through their
 // portable runners.
 //
-// Fit (FitPipeline) reads the shards matched by a glob (CSV, TSV or
-// LIBSVM, gzipped when the name ends in ".gz") with the core readers'
-// rules and errors (data.ScanReader), reduces every shard to the
+// Fit (FitPipeline) reads the shards matched by a glob (CSV, TSV, LIBSVM,
+// or C-order .npy with a labels file per shard, Input.Labels; gzipped when
+// the name ends in ".gz") with the core readers' rules and errors
+// (data.ScanReader), reduces every shard to the
 // accumulable statistics of package stats (counts, means, scatter, class
 // means: stats.Moments), merges them with a Beam combiner (MomentsFn) and
 // fits the model from the merged statistics with the core library

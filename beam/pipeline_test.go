@@ -25,10 +25,11 @@ import (
 // The pipelines run in-process on Beam's Prism runner (the default of
 // Run); -runner=direct selects the older direct runner. The runner's
 // progress messages are left out of the test output (warnings and errors
-// stay).
+// stay). The temporary files of the runs go to a directory removed at
+// the end (InPrivateTemp).
 func TestMain(m *testing.M) {
 	slog.SetLogLoggerLevel(slog.LevelWarn)
-	ptest.Main(m)
+	os.Exit(InPrivateTemp(func() int { return ptest.MainRet(m) }))
 }
 
 // splitShards writes the data rows of the CSV table at src (with its

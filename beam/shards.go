@@ -20,6 +20,9 @@ import (
 type Shard struct {
 	Index int
 	Path  string
+	// Labels is the labels file of a .npy shard (Input.Labels), empty
+	// when the labels are in the rows or there are none.
+	Labels string
 }
 
 // Input describes the sharded input of a pipeline.
@@ -35,6 +38,15 @@ type Input struct {
 	Options data.Options
 	// Chunk is the number of rows read at once per shard (0: 10000).
 	Chunk int
+	// Labels matches the labels files of .npy shards, which hold only
+	// the features: one file per shard (a .npy vector of integers or
+	// strings, or text with one label per line, optionally .gz), paired
+	// with the shards in sorted order (x-000.npy with y-000.npy, ...).
+	// The labels are numbered as the labels of CSV shards are
+	// (data.ScanReaderLabels): non-negative integers are the class
+	// indices, or set Options.Classes. Empty: CSV, TSV and LIBSVM shards
+	// carry their labels in their rows, and .npy shards have none.
+	Labels string
 }
 
 // DefaultChunk is the default Input.Chunk.
@@ -56,52 +68,107 @@ func (in Input) Match(ctx context.Context) ([]Shard, error) {
 	if in.Glob == "" {
 		return nil, fmt.Errorf("input: no glob given")
 	}
-	fs, err := filesystem.New(ctx, in.Glob)
-	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", in.Glob, err)
-	}
-	defer fs.Close()
-	paths, err := fs.List(ctx, in.Glob)
+	paths, err := list(ctx, in.Glob)
 	if err != nil {
 		return nil, fmt.Errorf("input %s: %w", in.Glob, err)
 	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("input %s: no file matches", in.Glob)
 	}
-	sort.Strings(paths)
 	shards := make([]Shard, len(paths))
 	for i, p := range paths {
 		shards[i] = Shard{Index: i, Path: p}
 	}
+	if in.Labels == "" {
+		return shards, nil
+	}
+	if in.Options.NoLabels {
+		return nil, fmt.Errorf("input: labels files %s given with Options.NoLabels", in.Labels)
+	}
+	labels, err := list(ctx, in.Labels)
+	if err != nil {
+		return nil, fmt.Errorf("labels %s: %w", in.Labels, err)
+	}
+	if len(labels) != len(paths) {
+		return nil, fmt.Errorf("labels %s: %d files for the %d shards of %s; want one labels file per shard, paired in sorted order", in.Labels, len(labels), len(paths), in.Glob)
+	}
+	data := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		data[p] = true
+	}
+	for i, l := range labels {
+		if data[l] {
+			return nil, fmt.Errorf("labels %s: %s is also matched by the shards' glob %s", in.Labels, l, in.Glob)
+		}
+		shards[i].Labels = l
+	}
 	return shards, nil
 }
 
-// scanShard streams the rows of sh to fn in chunks of chunk rows with the
-// rules of data.Scan. With bad nil a malformed row stops the scan with its
-// file:line error; otherwise bad receives that error and the row is
-// skipped.
-func scanShard(ctx context.Context, sh Shard, opt data.Options, chunk int, fn func(x *mat.Dense, y []int) error, bad func(*data.FormatError) error) error {
-	fs, err := filesystem.New(ctx, sh.Path)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", sh.Path, err)
-	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, sh.Path)
-	if err != nil {
-		return fmt.Errorf("shard %s: %w", sh.Path, err)
-	}
-	defer r.Close()
-	return data.ScanReader(r, sh.Path, opt, chunk, fn, bad)
-}
-
-// readAll reads the file at path through Beam's file systems.
-func readAll(ctx context.Context, path string) ([]byte, error) {
-	fs, err := filesystem.New(ctx, path)
+// list returns the files glob matches, sorted.
+func list(ctx context.Context, glob string) ([]string, error) {
+	fs, err := filesystem.New(ctx, glob)
 	if err != nil {
 		return nil, err
 	}
 	defer fs.Close()
+	paths, err := fs.List(ctx, glob)
+	sort.Strings(paths)
+	return paths, err
+}
+
+// scanShard streams the rows of sh to fn in chunks of chunk rows with the
+// rules of data.Scan, the labels from sh.Labels when it is set. With bad
+// nil a malformed row stops the scan with its file:line error; otherwise
+// bad receives that error and the row is skipped.
+func scanShard(ctx context.Context, sh Shard, opt data.Options, chunk int, fn func(x *mat.Dense, y []int) error, bad func(*data.FormatError) error) error {
+	r, err := openRead(ctx, sh.Path)
+	if err != nil {
+		return fmt.Errorf("shard %s: %w", sh.Path, err)
+	}
+	defer r.Close()
+	if sh.Labels == "" || opt.NoLabels {
+		return data.ScanReader(r, sh.Path, opt, chunk, fn, bad)
+	}
+	l, err := openRead(ctx, sh.Labels)
+	if err != nil {
+		return fmt.Errorf("labels of shard %s: %w", sh.Path, err)
+	}
+	defer l.Close()
+	return data.ScanReaderLabels(r, sh.Path, l, sh.Labels, opt, chunk, fn, bad)
+}
+
+// openRead opens the file at path through Beam's file systems.
+func openRead(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
 	r, err := fs.OpenRead(ctx, path)
+	if err != nil {
+		fs.Close()
+		return nil, err
+	}
+	return closeBoth{r, fs}, nil
+}
+
+// closeBoth closes a file and then its file system.
+type closeBoth struct {
+	io.ReadCloser
+	fs io.Closer
+}
+
+func (c closeBoth) Close() error {
+	err := c.ReadCloser.Close()
+	if ferr := c.fs.Close(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// readAll reads the file at path through Beam's file systems.
+func readAll(ctx context.Context, path string) ([]byte, error) {
+	r, err := openRead(ctx, path)
 	if err != nil {
 		return nil, err
 	}

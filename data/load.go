@@ -99,6 +99,8 @@ type Options struct {
 	// Only used with the npy format; a ".gz" suffix is decompressed.
 	LabelsFile string
 
+	scanLabels *scanLabels // ScanReaderLabels' labels input
+
 	// NPZFeatures names the array of a NumPy .npz archive holding the
 	// features. Empty means the first of NPZFeatureNames the archive
 	// holds (X, x, data, …), else its only array.

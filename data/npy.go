@@ -347,32 +347,33 @@ func labelsFile(opt Options, n int) ([]int, []string, error) {
 	return ReadLabels(bytes.NewReader(lb), opt.LabelsFile, n, opt.Classes)
 }
 
-// ReadLabels reads n labels from r, a .npy array of integers (1-D, or 2-D
-// with one row or column) or text with one label per line ("" or "?" for
-// an unlabelled row, a final newline optional); name is used in errors.
-// The classes are ordered as in ReadCSV, or as given by classes when it is
-// not nil. It returns the labels 0..C-1 (or Unlabeled) and the class
-// names.
-func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []string, error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return nil, nil, &FormatError{File: name, Offset: -1, Msg: "read error", Err: err}
+// labelErr is the error of label number row (from 1) of a labels file:
+// by number in a .npy file, by line in a text file.
+func labelErr(name string, npyFile bool, row int, msg string) error {
+	if npyFile {
+		return &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label %d: %s", row, msg)}
 	}
-	var texts []string
-	binary := bytes.HasPrefix(b, npy.Magic[:])
+	return lineErr(name, row, "%s", msg)
+}
+
+// labelTexts returns the n label texts of a labels file's bytes b (a
+// .npy vector, or text with one label per line) and whether it is a .npy
+// file.
+func labelTexts(b []byte, name string, n int) (texts []string, binary bool, err error) {
+	binary = bytes.HasPrefix(b, npy.Magic[:])
 	if binary {
 		a, err := decodeNPY(b, name)
 		if err != nil {
-			return nil, nil, err
+			return nil, false, err
 		}
 		if texts, err = a.labelTexts(name); err != nil {
-			return nil, nil, err
+			return nil, true, err
 		}
 	} else {
 		s := string(b)
 		s = strings.TrimSuffix(s, "\n")
 		if s == "" && n != 1 {
-			return nil, nil, lineErr(name, 0, "empty labels file; want %d labels, one per line", n)
+			return nil, false, lineErr(name, 0, "empty labels file; want %d labels, one per line", n)
 		}
 		texts = strings.Split(s, "\n")
 		for i, t := range texts {
@@ -385,16 +386,31 @@ func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []str
 		}
 	}
 	if len(texts) != n {
-		return nil, nil, lineErr(name, 0, "%d labels for %d rows of data", len(texts), n)
+		return nil, binary, lineErr(name, 0, "%d labels for %d rows of data", len(texts), n)
+	}
+	return texts, binary, nil
+}
+
+// ReadLabels reads n labels from r, a .npy array of integers (1-D, or 2-D
+// with one row or column) or text with one label per line ("" or "?" for
+// an unlabelled row, a final newline optional); name is used in errors.
+// The classes are ordered as in ReadCSV, or as given by classes when it is
+// not nil. It returns the labels 0..C-1 (or Unlabeled) and the class
+// names.
+func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []string, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, nil, &FormatError{File: name, Offset: -1, Msg: "read error", Err: err}
+	}
+	texts, binary, err := labelTexts(b, name, n)
+	if err != nil {
+		return nil, nil, err
 	}
 	y, cn, err := encodeLabels(texts, classes)
 	if err != nil {
 		var le *labelError
 		if errors.As(err, &le) {
-			if binary {
-				return nil, nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label %d: %s", le.Row+1, le.Msg)}
-			}
-			return nil, nil, lineErr(name, le.Row+1, "%s", le.Msg)
+			return nil, nil, labelErr(name, binary, le.Row+1, le.Msg)
 		}
 		return nil, nil, err
 	}

@@ -94,16 +94,78 @@ func ScanReader(r io.Reader, name string, opt Options, chunkRows int, fn func(x 
 	if r == nil {
 		return fmt.Errorf("%s: ScanReader needs an input; got nil", name)
 	}
-	if strings.HasSuffix(strings.ToLower(name), ".gz") {
-		zr, err := newGzipInput(r, nil, name)
-		if err != nil {
-			return err
-		}
-		r = zr
-	} else if r, err = sniffGzip(r, name); err != nil { // standard input, say
+	if r, err = decompressed(r, name); err != nil {
 		return err
 	}
 	return scan(r, name, format, opt, chunkRows, fn, bad)
+}
+
+// decompressed returns r decompressed when name ends in ".gz" or its
+// bytes start as gzip's do (standard input, say), else r.
+func decompressed(r io.Reader, name string) (io.Reader, error) {
+	if strings.HasSuffix(strings.ToLower(name), ".gz") {
+		return newGzipInput(r, nil, name)
+	}
+	return sniffGzip(r, name)
+}
+
+// ScanReaderLabels is ScanReader for a .npy input whose labels are read
+// from labels (a .npy vector of integers or strings, or text with one
+// label per line, as ReadLabels reads; labelsName names it in errors),
+// one per row of the array. The labels are numbered by Scan's rule (a
+// non-negative integer is its class index; with opt.Classes, the index of
+// its text), not by Load's, which numbers the classes one file holds:
+// the labels of several inputs read this way agree on the class numbers,
+// as the labels of CSV inputs read by Scan do. This is how the shards of
+// a Beam pipeline carry their labels. A refused label stops the scan
+// (it is an error of the labels file, not a malformed row).
+func ScanReaderLabels(r io.Reader, name string, labels io.Reader, labelsName string, opt Options, chunkRows int, fn func(x *mat.Dense, y []int) error, bad func(err *FormatError) error) error {
+	if labels == nil {
+		return fmt.Errorf("%s: ScanReaderLabels needs a labels input; got nil", name)
+	}
+	if opt.NoLabels || opt.LabelsFile != "" {
+		return fmt.Errorf("%s: labels read from %s cannot be combined with Options.NoLabels or Options.LabelsFile", name, labelsName)
+	}
+	format, _, err := scanFormat(name, opt, chunkRows, fn)
+	if err != nil {
+		return err
+	}
+	if format != FormatNPY {
+		return fmt.Errorf("%s: a labels file (%s) goes with .npy data; %s data holds its labels in its rows", name, labelsName, format)
+	}
+	opt.scanLabels = &scanLabels{r: labels, name: labelsName}
+	return ScanReader(r, name, opt, chunkRows, fn, bad)
+}
+
+// scanLabels is the labels input of ScanReaderLabels.
+type scanLabels struct {
+	r    io.Reader
+	name string
+}
+
+// readScanLabels reads the n labels of l and numbers them with s.label.
+func (s *scanner) readScanLabels(l *scanLabels, n int) ([]int, error) {
+	r, err := decompressed(l.r, l.name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := readAllLimited(r, l.name)
+	if err != nil {
+		return nil, err
+	}
+	texts, isNPY, err := labelTexts(b, l.name, n)
+	if err != nil {
+		return nil, err
+	}
+	y := make([]int, n)
+	for i, t := range texts {
+		c, msg := s.label(t)
+		if msg != "" {
+			return nil, labelErr(l.name, isNPY, i+1, msg)
+		}
+		y[i] = c
+	}
+	return y, nil
 }
 
 // ScanHeader returns the feature names of the CSV or TSV file at path as
@@ -451,7 +513,12 @@ func (s *scanner) npy(in io.Reader) error {
 	if d > int64(MaxInputBytes)/8/int64(s.chunkRows) {
 		return offsetErr(s.name, 8, "rows of %d features make a chunk of %d rows larger than data.MaxInputBytes (%d bytes); give a smaller chunk", d, s.chunkRows, MaxInputBytes)
 	}
-	labels, _, err := labelsFile(s.opt, int(rows))
+	var labels []int
+	if s.opt.scanLabels != nil {
+		labels, err = s.readScanLabels(s.opt.scanLabels, int(rows))
+	} else {
+		labels, _, err = labelsFile(s.opt, int(rows))
+	}
 	if err != nil {
 		return err
 	}

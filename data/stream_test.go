@@ -611,3 +611,67 @@ func FuzzScanNPY(f *testing.F) {
 		}
 	})
 }
+
+// ScanReaderLabels numbers the labels of a labels input by Scan's rule, so
+// that shards agree on the class numbers where Load's rule (LabelsFile)
+// numbers each file's classes on its own; errors name the labels input.
+func TestScanReaderLabels(t *testing.T) {
+	x := rawNPY("<f8", false, "(3, 2)", encodeValues(binary.LittleEndian, []float64{1, 2, 3, 4, 5, 6}))
+	collect := func(labels []byte, lname string, opt Options, data []byte) ([]int, error) {
+		var got []int
+		err := ScanReaderLabels(bytes.NewReader(data), "s.npy", bytes.NewReader(labels), lname, opt, 2, func(_ *mat.Dense, y []int) error {
+			got = append(got, y...)
+			return nil
+		}, nil)
+		return got, err
+	}
+	ints := rawNPY("<i8", false, "(3,)", encodeValues(binary.LittleEndian, []int64{2, 0, 2}))
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write([]byte("2\n\n5\n"))
+	zw.Close()
+	for _, c := range []struct {
+		name   string
+		labels []byte
+		lname  string
+		opt    Options
+		want   []int
+	}{
+		{"npy integers are class indices", ints, "y.npy", Options{}, []int{2, 0, 2}},
+		{"text, an unlabelled row", []byte("2\n?\n5\n"), "y.txt", Options{}, []int{2, Unlabeled, 5}},
+		{"gzipped text", gz.Bytes(), "y.txt.gz", Options{}, []int{2, Unlabeled, 5}},
+		{"named classes", []byte("emu\ncat\nemu\n"), "y.txt", Options{Classes: []string{"cat", "dog", "emu"}}, []int{2, 0, 2}},
+	} {
+		got, err := collect(c.labels, c.lname, c.opt, x)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, %v; want %v", c.name, got, err, c.want)
+		}
+	}
+	// Load's rule, for contrast: the same file's classes renumbered 0..1.
+	var load []int
+	p := writeTempBytes(t, t.TempDir(), "y.npy", ints)
+	ScanReader(bytes.NewReader(x), "s.npy", Options{LabelsFile: p}, 2, func(_ *mat.Dense, y []int) error { load = append(load, y...); return nil }, nil)
+	if !slices.Equal(load, []int{1, 0, 1}) {
+		t.Errorf("LabelsFile (Load's rule): %v, want [1 0 1]", load)
+	}
+	for _, c := range []struct {
+		name   string
+		labels []byte
+		opt    Options
+		data   []byte
+		wants  []string
+	}{
+		{"a text label without classes", []byte("2\ncat\n0\n"), Options{}, x, []string{"y.lab:2", `label "cat" is not a class index`}},
+		{"a label outside the classes", []byte("cat\nyak\ncat\n"), Options{Classes: []string{"cat"}}, x, []string{"y.lab:2", `"yak" is not one of the given classes`}},
+		{"too few", []byte("1\n2\n"), Options{}, x, []string{"y.lab", "2 labels for 3 rows"}},
+		{"CSV data", []byte("1\n"), Options{}, []byte("a,b\n1,2\n"), []string{"s.csv", "goes with .npy data"}},
+		{"with LabelsFile", []byte("1\n"), Options{LabelsFile: "z.txt"}, x, []string{"cannot be combined"}},
+	} {
+		name := "s.npy"
+		if c.name == "CSV data" {
+			name = "s.csv"
+		}
+		err := ScanReaderLabels(bytes.NewReader(c.data), name, bytes.NewReader(c.labels), "y.lab", c.opt, 2, func(*mat.Dense, []int) error { return nil }, nil)
+		wantErr(t, c.name, err, c.wants...)
+	}
+}

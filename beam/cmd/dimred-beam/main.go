@@ -42,7 +42,7 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	err := run(os.Args[1], os.Args[2:], os.Stdout, os.Stderr)
+	err := dimredbeam.InPrivateTemp(func() error { return run(os.Args[1], os.Args[2:], os.Stdout, os.Stderr) })
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):
@@ -72,16 +72,17 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // inputFlags are the flags of the sharded input.
 type inputFlags struct {
-	glob, format, labelCol, sep, classes string
-	noLabels, noHeader                   bool
-	features, chunk                      int
-	deadLetter                           string
+	glob, labels, format, labelCol, sep, classes string
+	noLabels, noHeader                           bool
+	features, chunk                              int
+	deadLetter                                   string
 }
 
 func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	f := &inputFlags{}
-	fs.StringVar(&f.glob, "i", "", "input shards: a glob of CSV, TSV or LIBSVM files (optionally .gz), on any file system Beam knows")
-	fs.StringVar(&f.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm")
+	fs.StringVar(&f.glob, "i", "", "input shards: a glob of CSV, TSV, LIBSVM or .npy (C order) files (optionally .gz), on any file system Beam knows")
+	fs.StringVar(&f.labels, "shard-labels", "", "labels of .npy shards (--labels is Beam's job labels): a glob of one labels file per shard (.npy vector or text, one label per line), paired with the shards in sorted order")
+	fs.StringVar(&f.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, npy")
 	fs.StringVar(&f.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&f.sep, "sep", "", "CSV field separator (default ',')")
 	fs.StringVar(&f.classes, "classes", "", "class names in class order, comma-separated (default: the labels are the class indices 0, 1, ...)")
@@ -111,7 +112,7 @@ func (f *inputFlags) input() (dimredbeam.Input, error) {
 		}
 		opt.Delimiter = r[0]
 	}
-	return dimredbeam.Input{Glob: f.glob, Options: opt, Chunk: f.chunk}, nil
+	return dimredbeam.Input{Glob: f.glob, Labels: f.labels, Options: opt, Chunk: f.chunk}, nil
 }
 
 // newFlags returns a flag set for the command that also holds Beam's
@@ -193,7 +194,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err == nil { // a local model file: report its dimensions
 		defer f.Close()
 		if _, m, err := method.Load(f, *out); err == nil {
-			fmt.Fprintf(stdout, "fitted %s from statistics of %s → %d dimensions; model written to %s\n", *name, input.Glob, m.Dims(), *out)
+			unit := "dimensions"
+			if m.Dims() == 1 {
+				unit = "dimension"
+			}
+			fmt.Fprintf(stdout, "fitted %s from statistics of %s → %d %s; model written to %s\n", *name, input.Glob, m.Dims(), unit, *out)
 			return nil
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,15 +12,19 @@ import (
 	"testing"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/testing/ptest"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/method"
+
+	dimredbeam "github.com/dimred/dimred/beam"
 )
 
 // The runner's progress messages are left out of the test output.
 func TestMain(m *testing.M) {
 	slog.SetLogLoggerLevel(slog.LevelWarn)
-	ptest.Main(m)
+	os.Exit(dimredbeam.InPrivateTemp(func() int { return ptest.MainRet(m) }))
 }
 
 // The command fits LDA on iris split into LIBSVM shards (one gzipped) and
@@ -91,5 +96,56 @@ func TestFitTransformCommand(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: error %v, want %q", tc.cmd, tc.args, err, tc.want)
 		}
+	}
+}
+
+// .npy shards take their labels from --shard-labels; the fit is the one of the
+// same rows as LIBSVM shards (the same LDA directions).
+func TestNPYShardsCommand(t *testing.T) {
+	ds, err := data.Load(testdata.Path(t, "data/sklearn/iris.csv"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	n, d := ds.X.Dims()
+	for s := 0; s < 2; s++ {
+		lo, hi := s*n/2, (s+1)*n/2
+		if err := data.WriteNPY(filepath.Join(dir, fmt.Sprintf("x-%d.npy", s)), mat.DenseCopyOf(ds.X.Slice(lo, hi, 0, d))); err != nil {
+			t.Fatal(err)
+		}
+		if err := data.WriteLabelsNPY(filepath.Join(dir, fmt.Sprintf("y-%d.npy", s)), ds.Y[lo:hi]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	model := filepath.Join(dir, "lda.json")
+	var out, errb bytes.Buffer
+	err = run("fit", []string{"-i", filepath.Join(dir, "x-*.npy"), "--shard-labels", filepath.Join(dir, "y-*.npy"), "-m", "lda", "-k", "1", "-o", model}, &out, &errb)
+	if err != nil {
+		t.Fatalf("fit: %v\n%s", err, errb.String())
+	}
+	if !strings.Contains(out.String(), "→ 1 dimension;") {
+		t.Errorf("fit output: %s", out.String())
+	}
+	f, err := os.Open(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, got, err := method.Load(f, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := method.LDA{}.Fit(ds.X, ds.Y, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zg, _ := got.Transform(ds.X)
+	zw, _ := want.Transform(ds.X)
+	if !mat.EqualApprox(zg, zw, 1e-9*mat.Norm(zw, math.Inf(1))) {
+		t.Errorf("the model of the .npy shards embeds the rows otherwise than the in-memory LDA")
+	}
+	err = run("fit", []string{"-i", filepath.Join(dir, "x-*.npy"), "--shard-labels", filepath.Join(dir, "y-0.npy"), "-m", "lda", "-o", model}, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "1 files for the 2 shards") {
+		t.Errorf("one labels file for two shards: %v", err)
 	}
 }

@@ -1,0 +1,137 @@
+package dimredbeam
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/method"
+)
+
+// npyShards writes the rows of ds as k .npy shards x-0.npy … (contiguous
+// row ranges, in order) with their labels beside them, y-0.npy … as .npy
+// vectors of int64, except shard 1's, which is text (y-1.txt.gz, its
+// first row unlabelled when unlabel is set). It returns the directory.
+func npyShards(t *testing.T, ds *data.Dataset, k int, unlabel bool) string {
+	t.Helper()
+	dir := t.TempDir()
+	n, _ := ds.X.Dims()
+	for i := 0; i < k; i++ {
+		lo, hi := i*n/k, (i+1)*n/k
+		x := ds.X.Slice(lo, hi, 0, ds.X.RawMatrix().Cols)
+		if err := data.WriteNPY(filepath.Join(dir, fmt.Sprintf("x-%d.npy", i)), mat.DenseCopyOf(x)); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if i == 1 {
+			lines := make([]string, hi-lo)
+			for j := range lines {
+				lines[j] = strconv.Itoa(ds.Y[lo+j])
+			}
+			if unlabel {
+				lines[0] = "?"
+			}
+			err = data.WriteFile(filepath.Join(dir, "y-1.txt.gz"), func(w io.Writer) error {
+				_, err := io.WriteString(w, strings.Join(lines, "\n")+"\n")
+				return err
+			})
+		} else {
+			err = data.WriteLabelsNPY(filepath.Join(dir, fmt.Sprintf("y-%d.npy", i)), ds.Y[lo:hi])
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// .npy shards with their labels in files beside them (Input.Labels) fit
+// as CSV shards do: the merged statistics are those of the whole table,
+// LDA's model the in-memory one, and the transform's outputs carry the
+// labels. Shard 2 of 3 holds no row of some classes, so Load's numbering
+// of its labels alone would differ; Scan's (class index) is used.
+func TestNPYShardsWithLabels(t *testing.T) {
+	src := testdata.Path(t, "data/sklearn/wine.csv")
+	ds, err := data.Load(src, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Contains(ds.Y[118:], 0) {
+		t.Fatal("wine's last rows were expected to lack class 0")
+	}
+	dir := npyShards(t, ds, 3, false)
+	out := t.TempDir()
+	in := Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*"), Chunk: 41}
+	model, statsPath := filepath.Join(out, "lda.json"), filepath.Join(out, "lda.drsm")
+	if err := runFit(t, FitConfig{Input: in, Method: "lda", Model: model, Stats: statsPath}); err != nil {
+		t.Fatal(err)
+	}
+	checkStats(t, "lda on .npy shards", statsPath, ds.X, ds.Y)
+	want, err := method.LDA{}.Fit(ds.X, ds.Y, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkModel(t, "lda on .npy shards", model, want, ds.X, 1e-9)
+
+	tdir := filepath.Join(out, "z")
+	if err := os.Mkdir(tdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTransform(t, TransformConfig{Input: in, Model: model, Output: tdir}); err != nil {
+		t.Fatal(err)
+	}
+	var labels []int
+	for i := 0; i < 3; i++ {
+		z, err := data.Load(filepath.Join(tdir, fmt.Sprintf("x-%d.csv", i)), data.Options{Classes: []string{"0", "1", "2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, z.Y...)
+	}
+	if !slices.Equal(labels, ds.Y) {
+		t.Errorf("transform outputs' labels differ from the data's")
+	}
+}
+
+// The pairing of shards and labels files is checked before anything runs,
+// and a labels file that does not fit its shard fails the run naming it.
+func TestNPYShardLabelsErrors(t *testing.T) {
+	src := testdata.Path(t, "data/sklearn/wine.csv")
+	ds, err := data.Load(src, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := npyShards(t, ds, 3, false)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		in   Input
+		want string
+	}{
+		{"too few labels files", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*.npy")}, "2 files for the 3 shards"},
+		{"labels among the shards", Input{Glob: filepath.Join(dir, "x-[01].npy"), Labels: filepath.Join(dir, "x-[12].npy")}, "is also matched by the shards' glob"},
+		{"no labels file", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "none-*")}, "0 files for the 3 shards"},
+		{"labels and no-labels", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*"), Options: data.Options{NoLabels: true}}, "given with Options.NoLabels"},
+	} {
+		_, err := c.in.Match(ctx)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v; want %q", c.name, err, c.want)
+		}
+	}
+	// Labels paired with the wrong shard: a count that does not match.
+	os.Rename(filepath.Join(dir, "y-2.npy"), filepath.Join(dir, "y-0a.npy"))
+	err = runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*")}, Method: "lda", Model: filepath.Join(t.TempDir(), "m.json")})
+	if err == nil || !strings.Contains(err.Error(), "y-0a.npy") || !strings.Contains(err.Error(), "labels for") {
+		t.Errorf("mispaired labels: %v", err)
+	}
+}

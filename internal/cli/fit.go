@@ -136,13 +136,15 @@ func runFit(e *env, args []string) error {
 // announceFit says, on r ≥ 2000 rows, what is about to be fitted and its
 // estimated memory (fitMemory), and warns on stderr when that is more
 // than 80 % of the memory available (memoryWarning); cmd names the
-// command in the warning.
+// command in the warning. A large fit makes the collector run sooner
+// (collectSooner).
 func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string]string, r, c, dims int, scale string) {
 	info, err := method.Lookup(name)
 	if err != nil {
 		return
 	}
 	est := fitMemory(info, kv, r, c, dims)
+	collectSooner(est)
 	if r >= 2000 {
 		prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", name, r, c, scale, gib(est))
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -242,6 +243,25 @@ func TestMemoryLimit(t *testing.T) {
 		if got := memoryLimit(c.env, c.avail); got != c.want {
 			t.Errorf("memoryLimit(%q, %d) = %d, want %d", c.env, c.avail, got, c.want)
 		}
+	}
+}
+
+// A fit estimated at largeFit or more makes the collector run at 25 %
+// growth, unless GOGC is set; a smaller one leaves it alone.
+func TestCollectSooner(t *testing.T) {
+	old := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(old)
+	t.Setenv("GOGC", "")
+	os.Unsetenv("GOGC")
+	if collectSooner(largeFit-1) || debug.SetGCPercent(100) != 100 {
+		t.Errorf("a fit below largeFit changed the collector's target")
+	}
+	if !collectSooner(largeFit) || debug.SetGCPercent(100) != largeFitGCPercent {
+		t.Errorf("a fit of largeFit did not set the target to %d", largeFitGCPercent)
+	}
+	t.Setenv("GOGC", "100")
+	if collectSooner(10*largeFit) || debug.SetGCPercent(100) != 100 {
+		t.Errorf("GOGC set by the user was overridden")
 	}
 }
 

@@ -11,6 +11,8 @@ import (
 	"math/bits"
 	"strconv"
 	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -101,8 +103,12 @@ func (v *matVar) describe() string {
 // labels the integer vector opt.MatLabels (default "gnd"), unless
 // opt.NoLabels. opt.MatSamples gives the orientation (see Options). The
 // classes are the distinct label values in increasing order (ClassNames
-// holds them as text) unless opt.Classes is set. Variables of other
-// classes (cell, struct, char, sparse, ...) are skipped unless requested.
+// holds them as text) unless opt.Classes is set; a NaN label is an
+// unlabelled row. When the file also holds a char matrix named "classes"
+// with one distinct name per row and every label is a row number of it
+// (1..C), as WriteMAT writes string class names, the rows name the
+// classes, in that order. Variables of other classes (cell, struct,
+// sparse, ...) are skipped unless requested.
 // MATLAB v7.3 files (HDF5) and v4 files are not supported.
 func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := checkOptions(name, opt); err != nil {
@@ -168,6 +174,7 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 	var (
 		texts   []string
 		samples = opt.MatSamples
+		classes = opt.Classes
 	)
 	if !opt.NoLabels {
 		lv, err := find(labelName, "label")
@@ -188,10 +195,24 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 		lvals := lv.values()
 		texts = make([]string, nl)
 		for i, v := range lvals {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-				return nil, fmt.Errorf("%s: label variable %q: entry %d is %v; labels must be integers", name, lv.name, i+1, v)
+			switch {
+			case math.IsNaN(v):
+				texts[i] = "" // unlabelled
+			case v != math.Trunc(v) || math.Abs(v) > 1<<53:
+				return nil, fmt.Errorf("%s: label variable %q: entry %d is %v; labels must be integers (NaN: unlabelled)", name, lv.name, i+1, v)
+			default:
+				texts[i] = strconv.FormatInt(int64(v), 10)
 			}
-			texts[i] = strconv.FormatInt(int64(v), 10)
+		}
+		if names := matClassNames(vars, lvals); names != nil {
+			for i, v := range lvals {
+				if !math.IsNaN(v) {
+					texts[i] = names[int(v)-1]
+				}
+			}
+			if classes == nil {
+				classes = names
+			}
 		}
 		switch samples {
 		case "":
@@ -235,7 +256,7 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 	_, p := x.Dims()
 	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: defaultNames(p)}
 	if texts != nil {
-		y, cn, err := encodeLabels(texts, opt.Classes)
+		y, cn, err := encodeLabels(texts, classes)
 		if err != nil {
 			var le *labelError
 			if errors.As(err, &le) {
@@ -488,6 +509,12 @@ func (p *matParser) matrix(buf []byte, base int, loc func(int) string) (*matVar,
 		return nil, err
 	}
 	v.name = string(buf[nameTag.start:nameTag.end])
+	if v.class == mxCHAR {
+		if re, err := sub("characters"); err == nil && !v.complex {
+			v.dtype, v.data = re.typ, buf[re.start:re.end] // read by charRows if wanted
+		}
+		return v, nil
+	}
 	if !v.numeric() {
 		return v, nil // skipped unless requested
 	}
@@ -576,4 +603,80 @@ func (v *matVar) values() []float64 {
 		}
 	}
 	return out
+}
+
+// matClassNames returns the class names of a char matrix variable
+// "classes" when it names the labels lvals (NaN: unlabelled): distinct
+// non-empty rows, and every label a row number 1..C; nil otherwise.
+func matClassNames(vars []matVar, lvals []float64) []string {
+	var names []string
+	for i := range vars {
+		if vars[i].name == "classes" && vars[i].class == mxCHAR {
+			names = vars[i].charRows()
+		}
+	}
+	if names == nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	for _, s := range names {
+		if s == "" || seen[s] {
+			return nil
+		}
+		seen[s] = true
+	}
+	for _, v := range lvals {
+		if !math.IsNaN(v) && (v < 1 || v > float64(len(names)) || v != math.Trunc(v)) {
+			return nil
+		}
+	}
+	return names
+}
+
+// charRows returns the rows of a 2-D char matrix, trailing spaces
+// removed, or nil when v is not one or its characters cannot be read.
+// MATLAB keeps chars as UTF-16 code units (miUINT16 or miUTF16); scipy
+// and WriteMAT store UTF-8 (miUTF8), whose dimensions count code points
+// (MATLAB's count UTF-16 units: they differ only outside the BMP).
+func (v *matVar) charRows() []string {
+	if len(v.dims) != 2 || v.err != nil {
+		return nil
+	}
+	r, c := v.dims[0], v.dims[1]
+	var cells [][]uint16 // the UTF-16 units of each character, column-major
+	switch v.dtype {
+	case miUINT16, miUTF16:
+		if len(v.data) != 2*r*c {
+			return nil
+		}
+		for i := 0; i < r*c; i++ {
+			cells = append(cells, []uint16{v.order.Uint16(v.data[2*i:])})
+		}
+	case miUINT8, miUTF8:
+		if !utf8.Valid(v.data) {
+			return nil
+		}
+		runes := []rune(string(v.data))
+		if units := utf16.Encode(runes); len(runes) != r*c && len(units) == r*c {
+			runes = nil
+			for _, u := range units {
+				cells = append(cells, []uint16{u})
+			}
+		}
+		for _, x := range runes {
+			cells = append(cells, utf16.Encode([]rune{x}))
+		}
+	}
+	if len(cells) != r*c {
+		return nil
+	}
+	rows := make([]string, r)
+	for i := range rows {
+		var row []uint16
+		for j := 0; j < c; j++ {
+			row = append(row, cells[i+j*r]...)
+		}
+		rows[i] = strings.TrimRight(string(utf16.Decode(row)), " ")
+	}
+	return rows
 }

@@ -5,6 +5,7 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -462,4 +463,130 @@ func FuzzReadMAT(f *testing.F) {
 			t.Fatalf("ReadMAT returned an invalid dataset: %v", err)
 		}
 	})
+}
+
+// WriteMAT writes the variables scipy.io.savemat writes for the same
+// arrays (testdata/scipy_v5_written.mat: fea and gnd as doubles, gnd a
+// column), byte for byte after the header, whose text differs; the
+// header's version and byte-order mark are MATLAB's.
+func TestWriteMATMatchesSciPy(t *testing.T) {
+	want, err := os.ReadFile("testdata/scipy_v5_written.mat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &Dataset{X: fixtureFea, Y: []int{2, 0, 2, 1}, ClassNames: []string{"1", "2", "3"}}
+	var b bytes.Buffer
+	if err := WriteMAT(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	got := b.Bytes()
+	if len(got) != len(want) || !bytes.Equal(got[124:], want[124:]) {
+		t.Errorf("WriteMAT: %d bytes, scipy %d; after the header text:\n%q\n%q", len(got), len(want), got[124:], want[124:])
+	}
+	if !bytes.HasPrefix(got, []byte("MATLAB 5.0 MAT-file")) {
+		t.Errorf("header text %q", got[:40])
+	}
+}
+
+// ReadMAT reads back what WriteMAT wrote: the rows, the labels (integer
+// class names as gnd's values; string names, non-ASCII and outside the
+// BMP included, through the char matrix "classes"; unlabelled rows as
+// NaN), and rows without labels.
+func TestWriteMATRoundTrip(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{1, -2, 3.5, 4, 5, 6e-300, 7, 8, math.Pi, 10})
+	for _, d := range []*Dataset{
+		{X: x, Y: []int{0, 1, 0, 2, 1}, ClassNames: []string{"-4", "17", "3"}},
+		{X: x, Y: []int{0, 1, Unlabeled, 2, 1}, ClassNames: []string{"cat", "dög", "𝄞 clef"}},
+		{X: x},
+	} {
+		var b bytes.Buffer
+		if err := WriteMAT(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadMAT(bytes.NewReader(b.Bytes()), "rt.mat", Options{NoLabels: d.Y == nil})
+		if err != nil {
+			t.Fatalf("%v: %v", d.ClassNames, err)
+		}
+		// Each row's class by name: integer names are gnd's values, which
+		// the reader numbers in increasing order; string names keep theirs.
+		named := func(d *Dataset) []string {
+			var s []string
+			for _, c := range d.Y {
+				if c == Unlabeled {
+					s = append(s, "")
+				} else {
+					s = append(s, d.ClassNames[c])
+				}
+			}
+			return s
+		}
+		if !mat.Equal(back.X, d.X) || !slices.Equal(named(back), named(d)) || (back.Y == nil) != (d.Y == nil) {
+			t.Errorf("%v: read back X %v, labels %q", d.ClassNames, mat.Formatted(back.X), named(back))
+		}
+		if d.Y != nil && d.ClassNames[0] == "cat" && !slices.Equal(back.ClassNames, d.ClassNames) {
+			t.Errorf("class names %q, want %q", back.ClassNames, d.ClassNames)
+		}
+	}
+	for _, c := range []struct {
+		d    *Dataset
+		want string
+	}{
+		{&Dataset{X: mat.NewDense(1, 1, []float64{math.NaN()})}, "NaN"},
+		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 3}, ClassNames: []string{"a", "b"}}, "row 5 has label 3"},
+		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 1}, ClassNames: []string{"a", "b "}}, `class name "b " cannot be kept`},
+		{&Dataset{}, "no data"},
+	} {
+		err := WriteMAT(io.Discard, c.d)
+		wantErr(t, c.want, err, c.want)
+	}
+}
+
+// A char matrix "classes" written by another program (the test's own
+// encoder: big-endian, UTF-16 code units, or UTF-8) names the classes when
+// gnd holds its row numbers; when a label is not a row number the classes
+// stay gnd's values.
+func TestReadMATClassNames(t *testing.T) {
+	for _, w := range []matWriter{le, be} {
+		fea, _ := feaGnd(miDOUBLE)
+		gnd := testVar{name: "gnd", class: mxDOUBLE, dims: []int{3, 1}, dtype: miDOUBLE, vals: []float64{2, 1, 2}}
+		// A 2×3 char matrix, column-major: rows "ant" and "bee".
+		col := "abnete"
+		u := make([]byte, 2*len(col))
+		for i := range col {
+			w.order.PutUint16(u[2*i:], uint16(col[i]))
+		}
+		utf16Names := testVar{name: "classes", class: 4, dims: []int{2, 3}, raw: w.element(miUINT16, u, true)}
+		utf8Names := testVar{name: "classes", class: 4, dims: []int{2, 3}, raw: w.element(miUTF8, []byte(col), true)}
+		for _, names := range []testVar{utf16Names, utf8Names} {
+			d, err := readMATBytes(t, w.file(false, fea, gnd, names), Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(d.ClassNames, []string{"ant", "bee"}) || !slices.Equal(d.Y, []int{1, 0, 1}) {
+				t.Errorf("order %v: classes %q, labels %v; want [ant bee], [1 0 1]", w.order, d.ClassNames, d.Y)
+			}
+		}
+		// MATLAB's UTF-16 units: a character outside the BMP takes two
+		// columns of its row (rows "a𝄞" and "bcd").
+		units := []uint16{'a', 'b', 0xD834, 'c', 0xDD1E, 'd'}
+		u = make([]byte, 2*len(units))
+		for i, x := range units {
+			w.order.PutUint16(u[2*i:], x)
+		}
+		pair := testVar{name: "classes", class: 4, dims: []int{2, 3}, raw: w.element(miUTF16, u, true)}
+		d, err := readMATBytes(t, w.file(false, fea, gnd, pair), Options{})
+		if err != nil || !slices.Equal(d.ClassNames, []string{"a𝄞", "bcd"}) {
+			t.Errorf("order %v, a surrogate pair: classes %q, %v", w.order, d.ClassNames, err)
+		}
+		gnd.vals = []float64{2, 1, 3}
+		d, err = readMATBytes(t, w.file(false, fea, gnd, utf16Names), Options{})
+		if err != nil || !slices.Equal(d.ClassNames, []string{"1", "2", "3"}) {
+			t.Errorf("label 3 of 2 names: classes %q, %v; want gnd's values", d.ClassNames, err)
+		}
+		gnd.vals = []float64{2, math.NaN(), 1}
+		d, err = readMATBytes(t, w.file(false, fea, gnd), Options{})
+		if err != nil || !slices.Equal(d.Y, []int{1, Unlabeled, 0}) {
+			t.Errorf("NaN label: %v, %v; want [1 -1 0]", d.Y, err)
+		}
+	}
 }

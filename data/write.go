@@ -13,23 +13,24 @@ import (
 
 // OutputFormats are the formats Write writes, by file extension
 // (OutputFormat), each optionally followed by .gz.
-var OutputFormats = []string{"csv", "tsv", "npy", "npz"}
+var OutputFormats = []string{"csv", "tsv", "npy", "npz", "mat"}
 
 // OutputFormat returns the format of an output path from its extension:
-// .csv, .tsv, .npy or .npz, optionally followed by .gz.
+// .csv, .tsv, .npy, .npz or .mat, optionally followed by .gz.
 func OutputFormat(path string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))
 	switch ext {
-	case ".csv", ".tsv", ".npy", ".npz":
+	case ".csv", ".tsv", ".npy", ".npz", ".mat":
 		return ext[1:], nil
 	}
-	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv, .npy or .npz (optionally followed by .gz)", path, ext)
+	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv, .npy, .npz or .mat (optionally followed by .gz)", path, ext)
 }
 
 // Write writes d to w in format: "csv" and "tsv" with the label column
 // first (WriteCSV, WriteTSV), "npy" the rows only, as a float64 array
 // (the labels are not part of it), "npz" the rows and labels as the
-// arrays X and y of a NumPy archive (WriteNPZ).
+// arrays X and y of a NumPy archive (WriteNPZ), "mat" the rows and labels
+// as the variables fea and gnd of a MATLAB file (WriteMAT).
 func Write(w io.Writer, format string, d *Dataset) error {
 	switch format {
 	case "csv":
@@ -46,6 +47,8 @@ func Write(w io.Writer, format string, d *Dataset) error {
 		return writeNPYMatrix(w, d.X)
 	case "npz":
 		return WriteNPZ(w, d)
+	case "mat":
+		return WriteMAT(w, d)
 	}
 	return fmt.Errorf("Write: unknown format %q; want %s", format, strings.Join(OutputFormats, ", "))
 }

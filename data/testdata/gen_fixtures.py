@@ -25,3 +25,6 @@ np.savez_compressed('numpy_savez_compressed.npz', data=np.asfortranarray(fea.ast
 np.savez('numpy_positional.npz', fea, gnd)
 np.savez('numpy_bytes_labels.npz', X=fea, target=np.array([b'cat', b'dog', b'cat', b'emu']), extra=np.zeros(2))
 np.savez('numpy_object_labels.npz', X=fea, y=np.array(['a', 1, None, 'b'], dtype=object))
+# What WriteMAT must write (after the 128-byte header, whose text holds a date):
+# fea and gnd as doubles, gnd a column, uncompressed.
+sio.savemat('scipy_v5_written.mat', {'fea': fea, 'gnd': gnd.astype(np.float64)}, do_compression=False)

@@ -41,7 +41,7 @@ func commands() []command {
 	return []command{
 		{"methods", "methods [-v]", "list the methods (-v: with their parameters and defaults)", runMethods},
 		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit the preprocessing and a method and save them as one model file", runFit},
-		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy|.npz[.gz]|-] [-k DIMS] [--plot EMBEDDING.png]", "embed new rows with a saved model (its preprocessing first)", runTransform},
+		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy|.npz|.mat[.gz]|-] [-k DIMS] [--plot EMBEDDING.png]", "embed new rows with a saved model (its preprocessing first)", runTransform},
 		{"info", infoUsage, "what a model file holds (method, parameters, preprocessing, classes, the map, its size, the values), or what dimred reads from a data file", runInfo},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},

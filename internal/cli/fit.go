@@ -309,7 +309,7 @@ func runTransform(e *env, args []string) error {
 	fs := newFlags(e, "transform")
 	df := addDataFlags(fs)
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
-	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only) or .npz (arrays X and y), any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only), .npz (arrays X and y) or .mat (variables fea and gnd), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM/.npy in, CSV/TSV/.npy out; text labels must be class indices)")
 	chunk := fs.Int("chunk", 10000, "rows per chunk with --stream")
@@ -399,8 +399,8 @@ func keepDims(p *method.Pipeline, dims int) (*method.Pipeline, error) {
 // model's order (method.Pipeline.CheckFeatureNames).
 func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims, chunk int, checkNames bool) error {
 	switch {
-	case format == "npz":
-		return usagef("--stream writes CSV, TSV or .npy: a .npz archive's array header needs the row count before the rows")
+	case format == "npz" || format == "mat":
+		return usagef("--stream writes CSV, TSV or .npy: a .%s file's array header needs the row count before the rows", format)
 	case format == "npy" && (out == "-" || strings.HasSuffix(strings.ToLower(out), ".gz")):
 		return usagef("--stream writes .npy only to a file, not to standard output or .gz: the header's row count is written last, in place")
 	}

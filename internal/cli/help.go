@@ -34,12 +34,14 @@ examples:
 first). The output format follows the extension of -o: .csv or .tsv (label
 column first, then z1, z2, …), .npy (the embedding only), .npz (the
 embedding as the array X and the labels, when the input has them, as y:
-np.load reads it, and so does dimred), any of them followed by .gz; - (the default) is CSV on standard output. The file is
+np.load reads it, and so does dimred), .mat (MATLAB: the embedding as fea,
+one row per sample, the labels as gnd, string class names as the char
+matrix classes), any of them followed by .gz; - (the default) is CSV on
+standard output. The file is
 written to a temporary name and renamed, so a failed run never leaves a
 partial file or damages an existing one. With --stream the rows are read,
 mapped and written a chunk at a time (CSV, TSV or, to a file, .npy out),
-for inputs larger than memory; the output is the same (for .npy the same
-array, its header padded otherwise). -k K maps the rows through the
+for inputs larger than memory; the output is the same bytes. -k K maps the rows through the
 first K dimensions only (a truncated model: no time spent on the others).
 --plot FILE (.png, .svg or .pdf) also draws the first two coordinates,
 coloured by class.
@@ -49,6 +51,7 @@ examples:
   dimred transform --model gda.json -i builtin:wine -o z.csv --plot z.png
   dimred transform --model gda.json -i new.csv.gz -o z.npy
   dimred transform --model gda.json -i digits.npz -o z.npz
+  dimred transform --model gda.json -i Yale_32x32.mat -o z.mat
   cat new.csv | dimred transform --model gda.json -i - -k 2
   dimred transform --model ksr.json -i big.csv --stream -o z.csv.gz`,
 	"info": `Loads a model file written by 'dimred fit' (checking its checksum and

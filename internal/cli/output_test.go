@@ -19,7 +19,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// transform writes by extension (.csv, .tsv, .npy, .npz, any of them
+// transform writes by extension (.csv, .tsv, .npy, .npz, .mat, any of them
 // .gz; - for stdout) and reads -i - from stdin; the model written by fit loads in
 // the library and maps rows the same way.
 func TestTransformOutputs(t *testing.T) {
@@ -30,7 +30,7 @@ func TestTransformOutputs(t *testing.T) {
 	}
 	_, stdout, _ := run(t, "transform", "--model", model, "-i", "builtin:iris")
 	want := readCSVFloats(t, write(t, "stdout.csv", stdout))
-	for _, name := range []string{"z.csv", "z.tsv", "z.csv.gz", "z.tsv.gz", "z.npy", "z.npy.gz", "z.npz", "z.npz.gz"} {
+	for _, name := range []string{"z.csv", "z.tsv", "z.csv.gz", "z.tsv.gz", "z.npy", "z.npy.gz", "z.npz", "z.npz.gz", "z.mat", "z.mat.gz"} {
 		out := filepath.Join(dir, name)
 		if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", out); st != 0 {
 			t.Fatalf("%s: %s", name, errs)
@@ -46,7 +46,11 @@ func TestTransformOutputs(t *testing.T) {
 				got = append(got, append([]float64{want[i][0]}, x.X.RawRowView(i)[:c]...))
 			}
 		} else {
-			ds, err := data.Load(out, data.Options{LabelColumn: "label"})
+			opt := data.Options{LabelColumn: "label"}
+			if strings.Contains(name, ".mat") {
+				opt = data.Options{} // fea and gnd
+			}
+			ds, err := data.Load(out, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,13 +58,16 @@ func TestTransformOutputs(t *testing.T) {
 				got = append(got, append([]float64{float64(ds.Y[i])}, ds.X.RawRowView(i)...))
 			}
 		}
-		if len(got) != len(want) || got[7][2] != want[7][2] || got[149][1] != want[149][1] {
+		if len(got) != len(want) || got[7][2] != want[7][2] || got[149][1] != want[149][1] || got[60][0] != want[60][0] {
 			t.Errorf("%s: content differs from the stdout CSV", name)
 		}
 	}
-	// The .npz output (arrays X and y) is data for the next command.
-	if st, _, errs := run(t, "fit", "-m", "lda", "-i", filepath.Join(dir, "z.npz"), "-o", filepath.Join(dir, "lda.json")); st != 0 {
-		t.Errorf("fit on transform's .npz: %s", errs)
+	// The .npz and .mat outputs (arrays X and y; fea and gnd) are data
+	// for the next command.
+	for _, name := range []string{"z.npz", "z.mat"} {
+		if st, _, errs := run(t, "fit", "-m", "lda", "-i", filepath.Join(dir, name), "-o", filepath.Join(dir, "lda.json")); st != 0 {
+			t.Errorf("fit on transform's %s: %s", name, errs)
+		}
 	}
 	// -i - reads CSV from stdin.
 	var csvIn bytes.Buffer
@@ -92,7 +99,7 @@ func TestTransformOutputs(t *testing.T) {
 	if z.At(7, 1) != want[7][2] {
 		t.Errorf("library transform %v, CLI %v", z.At(7, 1), want[7][2])
 	}
-	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv, .npy or .npz") {
+	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv, .npy, .npz or .mat") {
 		t.Errorf("unknown extension: status %d, %s", st, errs)
 	}
 }

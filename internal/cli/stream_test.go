@@ -313,7 +313,8 @@ func TestTransformStream(t *testing.T) {
 		want string
 	}{
 		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npy.gz")}, "--stream writes .npy only to a file, not to standard output or .gz"},
-		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npz")}, "a .npz archive's array header needs the row count"},
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.npz")}, "a .npz file's array header needs the row count"},
+		{[]string{"-i", csvPath, "-o", filepath.Join(dir, "z.mat")}, "a .mat file's array header needs the row count"},
 		{[]string{"-i", csvPath, "--chunk", "0"}, "--chunk must be"},
 		{[]string{"-i", "builtin:digits"}, "needs a CSV, TSV, LIBSVM or .npy file"},
 		{[]string{"-i", csvPath, "-k", "99"}, "-k 99: the model has"},

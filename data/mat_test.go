@@ -445,11 +445,14 @@ func FuzzReadMAT(f *testing.F) {
 	f.Add(be.file(true, cellVar(be, "c"), fea, gnd))
 	f.Add(append(le.file(false, fea, gnd), opaqueElement(le, "s")...))
 	f.Add(sharedBytes(f, "data/faces/mat/Yale_32x32.mat", 1<<20)) // a real file (whole)
-	for _, file := range []string{"scipy_v5.mat", "scipy_v5z.mat"} {
+	for _, file := range []string{"scipy_v5.mat", "scipy_v5z.mat", "scipy_v5_written.mat"} {
 		if b, err := os.ReadFile(filepath.Join("testdata", file)); err == nil {
 			f.Add(b)
 		}
 	}
+	var named bytes.Buffer // string class names: the char matrix "classes", a NaN label
+	WriteMAT(&named, &Dataset{X: mat.NewDense(3, 1, []float64{1, 2, 3}), Y: []int{1, Unlabeled, 0}, ClassNames: []string{"cat", "dög"}})
+	f.Add(named.Bytes())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d, err := ReadMAT(bytes.NewReader(b), "fuzz.mat", Options{})
 		if err != nil {

@@ -19,7 +19,8 @@
 // statistics, on real data split into shards).
 //
 // Transform (TransformPipeline) applies a saved model to every shard and
-// writes one output shard per input shard.
+// writes one output shard per input shard: CSV, or a .npy array with its
+// labels in a text file beside it.
 //
 // A malformed row fails the pipeline with its file and line, or, when a
 // dead-letter file is given, is written there (file:line: rule and value)

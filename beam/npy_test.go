@@ -101,6 +101,34 @@ func TestNPYShardsWithLabels(t *testing.T) {
 	if !slices.Equal(labels, ds.Y) {
 		t.Errorf("transform outputs' labels differ from the data's")
 	}
+
+	// The same transform to .npy outputs: the CSV outputs' values (the
+	// shortest text that reads back as the same float64: exactly), and
+	// the labels in text files beside them.
+	ndir := filepath.Join(out, "n")
+	if err := os.Mkdir(ndir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTransform(t, TransformConfig{Input: in, Model: model, Output: ndir, Format: "npy"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 3; i++ {
+		csv, err := data.Load(filepath.Join(tdir, fmt.Sprintf("x-%d.csv", i)), data.Options{Classes: []string{"0", "1", "2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		npyPath := filepath.Join(ndir, fmt.Sprintf("x-%d.npy", i))
+		z, err := data.Load(npyPath, data.Options{LabelsFile: LabelsName(npyPath), Classes: []string{"0", "1", "2"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(z.X, csv.X) || !slices.Equal(z.Y, csv.Y) {
+			t.Errorf("shard %d: the .npy output and its labels differ from the CSV output", i)
+		}
+	}
+	if _, err := TransformPipeline(context.Background(), TransformConfig{Input: in, Model: model, Output: ndir, Format: "parquet"}); err == nil || !strings.Contains(err.Error(), `output format "parquet"`) {
+		t.Errorf("unknown output format: %v", err)
+	}
 }
 
 // The pairing of shards and labels files is checked before anything runs,

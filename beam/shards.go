@@ -1,6 +1,7 @@
 package dimredbeam
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -179,6 +180,12 @@ func readAll(ctx context.Context, path string) ([]byte, error) {
 // writeFile writes b to path through Beam's file systems (replacing it:
 // a retried bundle writes the same bytes again).
 func writeFile(ctx context.Context, path string, b []byte) error {
+	return copyTo(ctx, path, bytes.NewReader(b))
+}
+
+// copyTo writes what r holds to path through Beam's file systems,
+// replacing it.
+func copyTo(ctx context.Context, path string, r io.Reader) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
@@ -188,7 +195,7 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(b); err != nil {
+	if _, err := io.Copy(w, r); err != nil {
 		w.Close()
 		return fmt.Errorf("%s: %w", path, err)
 	}

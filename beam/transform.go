@@ -6,6 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -32,6 +34,11 @@ type TransformConfig struct {
 	// the embedding columns z1..zk, rows in the order of the input rows. A
 	// local directory must exist (dimred-beam transform creates it).
 	Output string
+	// Format is the output format: "csv" (the default, above) or "npy":
+	// the embedding of each shard as a .npy array (float64, C order,
+	// "part-3.svm.gz" → "part-3.npy"), and its labels, when the rows have
+	// them, in a text file beside it (LabelsName).
+	Format string
 	// Dims keeps the first Dims dimensions (0: all).
 	Dims int
 	// DeadLetter: as in FitConfig (malformed rows are left out of the
@@ -39,10 +46,16 @@ type TransformConfig struct {
 	DeadLetter string
 }
 
-// OutputName returns the name of the output shard of the input shard at
-// p: its base name without the format and compression extensions, then
-// ".csv" ("part-3.svm.gz" → "part-3.csv").
-func OutputName(p string) string {
+// OutputName returns the name of the CSV output shard of the input shard
+// at p: its base name without the format and compression extensions,
+// then ".csv" ("part-3.svm.gz" → "part-3.csv").
+func OutputName(p string) string { return outputName(p, "csv") }
+
+// outputName is OutputName with the extension of format ("csv", "npy").
+func outputName(p, format string) string {
+	if format == "" {
+		format = "csv"
+	}
 	base := path.Base(strings.ReplaceAll(p, "\\", "/"))
 	lower := strings.ToLower(base)
 	if strings.HasSuffix(lower, ".gz") {
@@ -51,7 +64,7 @@ func OutputName(p string) string {
 	if ext := path.Ext(lower); ext != "" {
 		base = base[:len(base)-len(ext)]
 	}
-	return base + ".csv"
+	return base + "." + format
 }
 
 // TransformPipeline builds the pipeline of cfg. The model file is read and
@@ -71,16 +84,21 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 	if err != nil {
 		return nil, err
 	}
+	switch cfg.Format {
+	case "", "csv", "npy":
+	default:
+		return nil, fmt.Errorf("output format %q; want csv or npy", cfg.Format)
+	}
 	seen := map[string]string{}
 	for _, sh := range shards {
-		name := OutputName(sh.Path)
+		name := outputName(sh.Path, cfg.Format)
 		if other, dup := seen[name]; dup {
 			return nil, fmt.Errorf("shards %s and %s would both write %s; give the shards distinct base names", other, sh.Path, name)
 		}
 		seen[name] = sh.Path
 	}
 	p, s := beam.NewPipelineWithRoot()
-	fn := &transformFn{Options: cfg.Options, Chunk: cfg.chunk(), Model: cfg.Model, Output: cfg.Output, Dims: cfg.Dims, DeadLetter: cfg.DeadLetter != ""}
+	fn := &transformFn{Options: cfg.Options, Chunk: cfg.chunk(), Model: cfg.Model, Output: cfg.Output, Format: cfg.Format, Dims: cfg.Dims, DeadLetter: cfg.DeadLetter != ""}
 	_, bad := beam.ParDo2(s.Scope("transform"), fn, beam.CreateList(s, shards))
 	if cfg.DeadLetter != "" {
 		writeDeadLetter(s.Scope("deadletter"), bad, cfg.DeadLetter)
@@ -129,6 +147,7 @@ type transformFn struct {
 	Chunk      int
 	Model      string
 	Output     string
+	Format     string
 	Dims       int
 	DeadLetter bool
 
@@ -142,20 +161,26 @@ func (f *transformFn) Setup(ctx context.Context) error {
 }
 
 func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows func(int), emitBad func(BadRow)) error {
-	out := strings.TrimSuffix(f.Output, "/") + "/" + OutputName(sh.Path)
-	fs, err := filesystem.New(ctx, out)
-	if err != nil {
-		return err
+	out := strings.TrimSuffix(f.Output, "/") + "/" + outputName(sh.Path, f.Format)
+	var rows int
+	var err error
+	if f.Format == "npy" {
+		rows, err = f.writeNPY(ctx, sh, out, emitBad)
+	} else {
+		rows, err = f.writeCSV(ctx, sh, out, emitBad)
 	}
-	defer fs.Close()
-	wc, err := fs.OpenWrite(ctx, out)
 	if err != nil {
-		return err
+		return fmt.Errorf("%s → %s: %w", sh.Path, out, err)
 	}
-	w := bufio.NewWriterSize(wc, 1<<16)
+	emitRows(rows)
+	return nil
+}
+
+// each passes the embedding of every chunk of the shard (its first Dims
+// columns) and the chunk's labels to fn, and returns the rows embedded.
+func (f *transformFn) each(ctx context.Context, sh Shard, emitBad func(BadRow), fn func(z *mat.Dense, y []int) error) (int, error) {
 	rows := 0
-	var rw *data.RowWriter
-	err = scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
+	err := scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
 		z, err := f.lm.transform(x, sh.Path)
 		if err != nil {
 			return err
@@ -165,18 +190,40 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 			k = f.Dims
 			z = z.Slice(0, n, 0, k).(*mat.Dense)
 		}
+		rows += n
+		return fn(z, y)
+	}, badRows(f.DeadLetter, emitBad))
+	return rows, err
+}
+
+// writeCSV writes the shard's output as CSV to out: a header row, the
+// label column first when the rows have labels.
+func (f *transformFn) writeCSV(ctx context.Context, sh Shard, out string, emitBad func(BadRow)) (int, error) {
+	fs, err := filesystem.New(ctx, out)
+	if err != nil {
+		return 0, err
+	}
+	defer fs.Close()
+	wc, err := fs.OpenWrite(ctx, out)
+	if err != nil {
+		return 0, err
+	}
+	w := bufio.NewWriterSize(wc, 1<<16)
+	var rw *data.RowWriter
+	rows, err := f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
 		if rw == nil {
+			_, k := z.Dims()
 			names := make([]string, k)
 			for j := range names {
 				names[j] = "z" + strconv.Itoa(j+1)
 			}
+			var err error
 			if rw, err = data.NewRowWriter(w, "csv", sh.Path, k, names, f.Options.Classes, y != nil); err != nil {
 				return err
 			}
 		}
-		rows += n
 		return rw.Write(z, y)
-	}, badRows(f.DeadLetter, emitBad))
+	})
 	if err == nil && rw != nil {
 		err = rw.Flush()
 	}
@@ -186,11 +233,68 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 	if cerr := wc.Close(); err == nil {
 		err = cerr
 	}
+	return rows, err
+}
+
+// writeNPY writes the shard's embedding to out as a .npy array (float64,
+// C order), and its labels, when the rows have them, to the text file
+// LabelsName(out), one per line. A .npy header holds the row count, so the
+// array is written to a local temporary file first (NPYWriter writes the
+// count last) and then copied to out, which may be on any file system.
+func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBad func(BadRow)) (int, error) {
+	tmp, err := os.CreateTemp("", "dimred-beam-*.npy")
 	if err != nil {
-		return fmt.Errorf("%s → %s: %w", sh.Path, out, err)
+		return 0, err
 	}
-	emitRows(rows)
-	return nil
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	k := f.lm.pipe.Dims()
+	if f.Dims > 0 {
+		k = f.Dims
+	}
+	nw, err := data.NewNPYWriter(tmp, out, k)
+	if err != nil {
+		return 0, err
+	}
+	var labels strings.Builder
+	hasLabels := false
+	rows, err := f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
+		for _, c := range y {
+			hasLabels = true
+			switch {
+			case c == data.Unlabeled:
+			case f.Options.Classes != nil:
+				labels.WriteString(f.Options.Classes[c])
+			default:
+				labels.WriteString(strconv.Itoa(c))
+			}
+			labels.WriteByte('\n')
+		}
+		return nw.Write(z, nil)
+	})
+	if err == nil {
+		err = nw.Flush()
+	}
+	if err == nil {
+		_, err = tmp.Seek(0, io.SeekStart)
+	}
+	if err == nil {
+		err = copyTo(ctx, out, tmp)
+	}
+	if err == nil && hasLabels {
+		err = writeFile(ctx, LabelsName(out), []byte(labels.String()))
+	}
+	return rows, err
+}
+
+// LabelsName is the name of the labels file written beside a .npy output
+// shard: "x-3.npy" → "x-3.labels.txt" (text, one label per line: the
+// class name with Options.Classes, else the class index; empty for an
+// unlabelled row), which dimred's --labels and dimred-beam's
+// --shard-labels read, and which a glob of the .npy shards does not
+// match.
+func LabelsName(npyPath string) string {
+	return strings.TrimSuffix(npyPath, ".npy") + ".labels.txt"
 }
 
 func init() {

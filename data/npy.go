@@ -597,11 +597,9 @@ func (nw *NPYWriter) Write(x *mat.Dense, _ []int) error {
 }
 
 // Flush writes the row count into the header and leaves the writer at
-// the end of the data.
+// the end of the data. Without rows the file is an empty array of shape
+// (0, p), which np.load reads (dimred's readers refuse empty data).
 func (nw *NPYWriter) Flush() error {
-	if nw.rows == 0 {
-		return fmt.Errorf("%s: no rows to write (.npy arrays are not empty)", nw.name)
-	}
 	if _, err := nw.w.Seek(nw.start, io.SeekStart); err != nil {
 		return err
 	}

@@ -6,7 +6,7 @@
 // Usage:
 //
 //	dimred-beam fit -i GLOB -m METHOD [-k K] [-p key=value ...] -o MODEL [--stats FILE] [--dead-letter FILE] [data flags] [Beam flags]
-//	dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--dead-letter FILE] [data flags] [Beam flags]
+//	dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--format-out csv|npy] [--dead-letter FILE] [data flags] [Beam flags]
 //	dimred-beam methods
 //
 // The Beam flags are the SDK's pipeline options: --runner (prism, the
@@ -56,7 +56,7 @@ func main() {
 
 const usage = `usage:
   dimred-beam fit -i GLOB -m METHOD [-k K] [-p key=value ...] -o MODEL [--stats FILE] [--dead-letter FILE] [data flags] [Beam flags]
-  dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--dead-letter FILE] [data flags] [Beam flags]
+  dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--format-out csv|npy] [--dead-letter FILE] [data flags] [Beam flags]
   dimred-beam methods
 Run 'dimred-beam fit -h' for the flags; Beam's pipeline options (--runner, --endpoint, ...) are passed through.
 `
@@ -210,7 +210,8 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("transform", stderr)
 	in := addInputFlags(fs)
 	model := fs.String("model", "", "model file (dimred-beam fit or dimred fit)")
-	out := fs.String("o", "", "output directory: one CSV file per input shard")
+	out := fs.String("o", "", "output directory: one file per input shard")
+	format := fs.String("format-out", "csv", "output format: csv (label column first) or npy (the embedding; labels, if any, in NAME.labels.txt beside it)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	input, err := parseInput(fs, in, args)
 	if err != nil {
@@ -225,7 +226,7 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	ctx := context.Background()
-	p, err := dimredbeam.TransformPipeline(ctx, dimredbeam.TransformConfig{Input: input, Model: *model, Output: *out, Dims: *dims, DeadLetter: in.deadLetter})
+	p, err := dimredbeam.TransformPipeline(ctx, dimredbeam.TransformConfig{Input: input, Model: *model, Output: *out, Format: *format, Dims: *dims, DeadLetter: in.deadLetter})
 	if err != nil {
 		return err
 	}

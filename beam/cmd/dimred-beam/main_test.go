@@ -144,6 +144,19 @@ func TestNPYShardsCommand(t *testing.T) {
 	if !mat.EqualApprox(zg, zw, 1e-9*mat.Norm(zw, math.Inf(1))) {
 		t.Errorf("the model of the .npy shards embeds the rows otherwise than the in-memory LDA")
 	}
+	// Transformed to .npy: the embedding, and the labels beside it.
+	zdir := filepath.Join(dir, "z")
+	err = run("transform", []string{"-i", filepath.Join(dir, "x-*.npy"), "--shard-labels", filepath.Join(dir, "y-*.npy"), "--model", model, "-o", zdir, "--format-out", "npy"}, &out, &errb)
+	if err != nil {
+		t.Fatalf("transform: %v\n%s", err, errb.String())
+	}
+	z1, err := data.Load(filepath.Join(zdir, "x-1.npy"), data.Options{LabelsFile: filepath.Join(zdir, "x-1.labels.txt")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, c := z1.Dims(); r != n/2 || c != 1 || z1.X.At(0, 0) != zg.At(n/2, 0) || z1.ClassNames[z1.Y[r-1]] != "2" {
+		t.Errorf("shard 1's .npy output: %d×%d, first value %v (want %v), last label %q", r, c, z1.X.At(0, 0), zg.At(n/2, 0), z1.ClassNames[z1.Y[r-1]])
+	}
 	err = run("fit", []string{"-i", filepath.Join(dir, "x-*.npy"), "--shard-labels", filepath.Join(dir, "y-0.npy"), "-m", "lda", "-o", model}, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "1 files for the 2 shards") {
 		t.Errorf("one labels file for two shards: %v", err)

@@ -643,6 +643,9 @@ func (v *matVar) charRows() []string {
 		return nil
 	}
 	r, c := v.dims[0], v.dims[1]
+	if r == 0 || c == 0 {
+		return nil // (and r, unchecked by an empty data part, could be 2³¹)
+	}
 	var cells [][]uint16 // the UTF-16 units of each character, column-major
 	switch v.dtype {
 	case miUINT16, miUTF16:

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -491,17 +492,24 @@ func TestWriteMATMatchesSciPy(t *testing.T) {
 	}
 }
 
-// ReadMAT reads back what WriteMAT wrote: the rows, the labels (integer
-// class names as gnd's values; string names, non-ASCII and outside the
-// BMP included, through the char matrix "classes"; unlabelled rows as
-// NaN), and rows without labels.
+// ReadMAT reads back what WriteMAT wrote: the rows, the labels and the
+// class names in their order (integer names in increasing order, every
+// class used, as gnd's values; any other names, integers out of order, a
+// class without rows, non-ASCII and outside the BMP included, through the
+// char matrix "classes"; unlabelled rows as NaN), and rows without labels.
 func TestWriteMATRoundTrip(t *testing.T) {
 	x := mat.NewDense(5, 2, []float64{1, -2, 3.5, 4, 5, 6e-300, 7, 8, math.Pi, 10})
-	for _, d := range []*Dataset{
-		{X: x, Y: []int{0, 1, 0, 2, 1}, ClassNames: []string{"-4", "17", "3"}},
-		{X: x, Y: []int{0, 1, Unlabeled, 2, 1}, ClassNames: []string{"cat", "dög", "𝄞 clef"}},
-		{X: x},
+	for _, c := range []struct {
+		d       *Dataset
+		classes bool // written through the char matrix
+	}{
+		{&Dataset{X: x, Y: []int{0, 1, 0, 2, 1}, ClassNames: []string{"-4", "3", "17"}}, false},
+		{&Dataset{X: x, Y: []int{0, 1, 0, 1, 1}, ClassNames: []string{"10", "2", "7"}}, true},
+		{&Dataset{X: x, Y: []int{0, 1, Unlabeled, 2, 1}, ClassNames: []string{"cat", "dög", "𝄞 clef"}}, true},
+		{&Dataset{X: x, Y: []int{0, 1, Unlabeled, 1, 1}, ClassNames: []string{"1", "2"}}, false},
+		{&Dataset{X: x}, false},
 	} {
+		d := c.d
 		var b bytes.Buffer
 		if err := WriteMAT(&b, d); err != nil {
 			t.Fatal(err)
@@ -510,24 +518,11 @@ func TestWriteMATRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %v", d.ClassNames, err)
 		}
-		// Each row's class by name: integer names are gnd's values, which
-		// the reader numbers in increasing order; string names keep theirs.
-		named := func(d *Dataset) []string {
-			var s []string
-			for _, c := range d.Y {
-				if c == Unlabeled {
-					s = append(s, "")
-				} else {
-					s = append(s, d.ClassNames[c])
-				}
-			}
-			return s
+		if !mat.Equal(back.X, d.X) || !slices.Equal(back.Y, d.Y) || !slices.Equal(back.ClassNames, d.ClassNames) {
+			t.Errorf("%q: read back X %v, labels %v of %q", d.ClassNames, mat.Formatted(back.X), back.Y, back.ClassNames)
 		}
-		if !mat.Equal(back.X, d.X) || !slices.Equal(named(back), named(d)) || (back.Y == nil) != (d.Y == nil) {
-			t.Errorf("%v: read back X %v, labels %q", d.ClassNames, mat.Formatted(back.X), named(back))
-		}
-		if d.Y != nil && d.ClassNames[0] == "cat" && !slices.Equal(back.ClassNames, d.ClassNames) {
-			t.Errorf("class names %q, want %q", back.ClassNames, d.ClassNames)
+		if has := bytes.Contains(b.Bytes(), []byte("classes")); has != c.classes {
+			t.Errorf("%q: a classes variable %v, want %v", d.ClassNames, has, c.classes)
 		}
 	}
 	for _, c := range []struct {
@@ -585,6 +580,16 @@ func TestReadMATClassNames(t *testing.T) {
 		d, err = readMATBytes(t, w.file(false, fea, gnd, utf16Names), Options{})
 		if err != nil || !slices.Equal(d.ClassNames, []string{"1", "2", "3"}) {
 			t.Errorf("label 3 of 2 names: classes %q, %v; want gnd's values", d.ClassNames, err)
+		}
+		// A char matrix of 2²⁴ rows and no column: no names, and no
+		// allocation for its rows.
+		huge := testVar{name: "classes", class: 4, dims: []int{1 << 24, 0}, raw: w.element(miUINT16, nil, true)}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		d, err = readMATBytes(t, w.file(false, fea, gnd, huge), Options{})
+		runtime.ReadMemStats(&after)
+		if err != nil || !slices.Equal(d.ClassNames, []string{"1", "2", "3"}) || after.TotalAlloc-before.TotalAlloc > 1<<20 {
+			t.Errorf("an empty char matrix of 2²⁴ rows: classes %q, %v, %d bytes allocated", d.ClassNames, err, after.TotalAlloc-before.TotalAlloc)
 		}
 		gnd.vals = []float64{2, math.NaN(), 1}
 		d, err = readMATBytes(t, w.file(false, fea, gnd), Options{})

@@ -15,9 +15,10 @@ import (
 // with the reader).
 const mxCHAR = 4
 
-// matMaxBytes is the largest data element of a level-5 MAT-file: its size
-// is a uint32.
-const matMaxBytes = math.MaxUint32 - 7
+// matMaxBytes is the largest variable WriteMAT writes: MATLAB reads
+// variables of v6 and v7 MAT-files up to 2 GiB (the format's uint32 sizes
+// would allow 4 GiB).
+const matMaxBytes = 1<<31 - 1
 
 // WriteMAT writes d as a MATLAB level-5 MAT-file, uncompressed and
 // little-endian (what MATLAB's save -v6 writes; MATLAB, Octave and
@@ -25,10 +26,10 @@ const matMaxBytes = math.MaxUint32 - 7
 // of the data sets of Deng Cai's site the papers use:
 //
 //   - fea: the rows, an n×p double matrix, one sample per row;
-//   - gnd: when d has labels, an n×1 double column. When every class name
-//     is an integer (the classes of integer labels, as the readers give
-//     them) the labels are those integers; otherwise they are the class
-//     numbers 1..C and
+//   - gnd: when d has labels, an n×1 double column. When the class names
+//     are integers in increasing order and every class has a row (as the
+//     readers give the classes of integer labels) the labels are those
+//     integers; otherwise they are the class numbers 1..C and
 //   - classes: a C×L char matrix names the classes, one per row, padded
 //     with spaces (MATLAB's char(names); cellstr(classes) gives them
 //     back), its characters stored as UTF-8 as scipy.io.savemat stores
@@ -39,7 +40,7 @@ const matMaxBytes = math.MaxUint32 - 7
 //
 // WriteMAT refuses NaN and Inf values, labels out of range, class names
 // that a char matrix cannot keep (empty, or ending with a space), and a
-// variable above the format's 4 GiB element size (write .npy instead).
+// variable above the 2 GiB MATLAB reads (write .npy instead).
 func WriteMAT(w io.Writer, d *Dataset) error {
 	if d == nil || d.X == nil || d.X.IsEmpty() {
 		return fmt.Errorf("Write mat: no data")
@@ -59,8 +60,8 @@ func WriteMAT(w io.Writer, d *Dataset) error {
 			return err
 		}
 	}
-	if int64(n)*int64(p)*8 > matMaxBytes {
-		return fmt.Errorf("Write mat: %d×%d doubles are %d bytes, more than a MAT-file v5 variable holds (4 GiB); write .npy or .npz instead", n, p, int64(n)*int64(p)*8)
+	if size := matrixBytes("fea", int64(n)*int64(p)*8); size > matMaxBytes {
+		return fmt.Errorf("Write mat: %d×%d doubles make a variable of %d bytes, more than the 2 GiB MATLAB reads from a v6 or v7 MAT-file; write .npy or .npz instead", n, p, size)
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	me := &matEncoder{w: bw}
@@ -84,13 +85,20 @@ func WriteMAT(w io.Writer, d *Dataset) error {
 
 // matLabels returns the gnd column of labels y with class names names
 // (NaN for Unlabeled), and the names to write as the classes variable:
-// nil when every name is an integer (gnd then holds those integers).
+// nil when gnd holds the names' integers, which ReadMAT numbers back in
+// the same order (integers in increasing order, every class used).
 func matLabels(y []int, names []string) (gnd []float64, classes []string, err error) {
 	ints := make([]float64, len(names))
 	allInt := len(names) > 0
+	used := make([]bool, len(names))
+	for _, c := range y {
+		if c >= 0 && c < len(names) {
+			used[c] = true
+		}
+	}
 	for c, s := range names {
 		v, perr := strconv.ParseInt(s, 10, 64)
-		if perr != nil || strconv.FormatInt(v, 10) != s || math.Abs(float64(v)) > 1<<53 {
+		if perr != nil || strconv.FormatInt(v, 10) != s || math.Abs(float64(v)) > 1<<53 || (c > 0 && float64(v) <= ints[c-1]) || !used[c] {
 			allInt = false
 			break
 		}
@@ -108,7 +116,7 @@ func matLabels(y []int, names []string) (gnd []float64, classes []string, err er
 	for i, c := range y {
 		switch {
 		case c == Unlabeled:
-			gnd[i] = math.NaN()
+			gnd[i] = math.Float64frombits(0x7FF8000000000000) // NumPy's and MATLAB's NaN
 		case c < 0 || c >= len(names):
 			return nil, nil, fmt.Errorf("Write mat: row %d has label %d; the data has %d class names", i+1, c, len(names))
 		case allInt:
@@ -156,20 +164,41 @@ func (me *matEncoder) tag(typ uint32, n int) {
 	me.write(t[:])
 }
 
-// nameBytes is the size of an array name's element: the small format (tag
-// and data in 8 bytes) up to 4 bytes, else a tag and the padded name.
-func nameBytes(name string) int {
-	if len(name) <= 4 {
+// elementBytes is the size of a data element of n bytes: the small
+// format (tag and data in 8 bytes) up to 4 bytes, else a tag and the data
+// padded to 8 bytes.
+func elementBytes(n int64) int64 {
+	if n <= 4 {
 		return 8
 	}
-	return 8 + pad8(len(name))
+	return 8 + (n+7)&^7
 }
 
-// arrayHead writes the tag of a miMATRIX element whose real part has
-// dataBytes bytes, its array flags (class), dimensions r×c and name, and
-// the tag of the real part, of type typ.
-func (me *matEncoder) arrayHead(name string, class byte, r, c int, typ uint32, dataBytes int) {
-	me.tag(miMATRIX, 16+16+nameBytes(name)+8+pad8(dataBytes))
+// matrixBytes is the size of a miMATRIX element (tag included) named
+// name whose data element holds n bytes.
+func matrixBytes(name string, n int64) int64 {
+	return 8 + 16 + 16 + elementBytes(int64(len(name))) + elementBytes(n)
+}
+
+// element writes a data element of type typ holding b, in the small
+// format up to 4 bytes.
+func (me *matEncoder) element(typ uint32, b []byte) {
+	if len(b) <= 4 {
+		var s [8]byte
+		binary.LittleEndian.PutUint32(s[:], uint32(len(b))<<16|typ)
+		copy(s[4:], b)
+		me.write(s[:])
+		return
+	}
+	me.tag(typ, len(b))
+	me.write(append(b, make([]byte, pad8(len(b))-len(b))...))
+}
+
+// arrayHead writes the tag of a miMATRIX element whose data element holds
+// dataBytes bytes, its array flags (class), dimensions r×c and name; the
+// data element follows.
+func (me *matEncoder) arrayHead(name string, class byte, r, c int, dataBytes int) {
+	me.tag(miMATRIX, int(matrixBytes(name, int64(dataBytes))-8))
 	me.tag(miUINT32, 8)
 	var b [8]byte
 	b[0] = class
@@ -178,22 +207,14 @@ func (me *matEncoder) arrayHead(name string, class byte, r, c int, typ uint32, d
 	binary.LittleEndian.PutUint32(b[:], uint32(r))
 	binary.LittleEndian.PutUint32(b[4:], uint32(c))
 	me.write(b[:])
-	if len(name) <= 4 {
-		var s [8]byte
-		binary.LittleEndian.PutUint32(s[:], uint32(len(name))<<16|miINT8)
-		copy(s[4:], name)
-		me.write(s[:])
-	} else {
-		me.tag(miINT8, len(name))
-		me.write(append([]byte(name), make([]byte, pad8(len(name))-len(name))...))
-	}
-	me.tag(typ, dataBytes)
+	me.element(miINT8, []byte(name))
 }
 
 // doubles writes an r×c double matrix, its columns given in turn by fill
 // (column j into col).
 func (me *matEncoder) doubles(name string, r, c int, fill func(j int, col []float64)) {
-	me.arrayHead(name, mxDOUBLE, r, c, miDOUBLE, 8*r*c)
+	me.arrayHead(name, mxDOUBLE, r, c, 8*r*c)
+	me.tag(miDOUBLE, 8*r*c) // whole doubles: no padding, never the small format
 	col := make([]float64, r)
 	for j := 0; j < c && me.err == nil; j++ {
 		fill(j, col)
@@ -225,7 +246,6 @@ func (me *matEncoder) chars(name string, names []string) {
 			b = utf8.AppendRune(b, r)
 		}
 	}
-	n := len(b)
-	me.arrayHead(name, mxCHAR, len(names), width, miUTF8, n)
-	me.write(append(b, make([]byte, pad8(n)-n)...))
+	me.arrayHead(name, mxCHAR, len(names), width, len(b))
+	me.element(miUTF8, b)
 }

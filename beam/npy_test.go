@@ -150,16 +150,49 @@ func TestNPYShardLabelsErrors(t *testing.T) {
 		{"labels among the shards", Input{Glob: filepath.Join(dir, "x-[01].npy"), Labels: filepath.Join(dir, "x-[12].npy")}, "is also matched by the shards' glob"},
 		{"no labels file", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "none-*")}, "0 files for the 3 shards"},
 		{"labels and no-labels", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*"), Options: data.Options{NoLabels: true}}, "given with Options.NoLabels"},
+		{"labels and a labels file", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*"), Options: data.Options{LabelsFile: "y.npy"}}, "given with Options.LabelsFile"},
+		{"labels with CSV shards", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*"), Options: data.Options{Format: "csv"}}, "go with .npy shards; shard"},
+		{"wildcards matching other texts", Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y*")}, "no labels file for shard"},
 	} {
 		_, err := c.in.Match(ctx)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v; want %q", c.name, err, c.want)
 		}
 	}
-	// Labels paired with the wrong shard: a count that does not match.
-	os.Rename(filepath.Join(dir, "y-2.npy"), filepath.Join(dir, "y-0a.npy"))
+	// A labels file whose count is not its shard's fails the run naming it.
+	os.Rename(filepath.Join(dir, "y-2.npy"), filepath.Join(dir, "y-2.bak"))
+	os.Rename(filepath.Join(dir, "y-0.npy"), filepath.Join(dir, "y-2.npy"))
+	os.Rename(filepath.Join(dir, "y-2.bak"), filepath.Join(dir, "y-0.npy"))
 	err = runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*")}, Method: "lda", Model: filepath.Join(t.TempDir(), "m.json")})
-	if err == nil || !strings.Contains(err.Error(), "y-0a.npy") || !strings.Contains(err.Error(), "labels for") {
-		t.Errorf("mispaired labels: %v", err)
+	if err == nil || !strings.Contains(err.Error(), "y-") || !strings.Contains(err.Error(), "labels for") {
+		t.Errorf("labels of another shard's length: %v", err)
+	}
+}
+
+// A shard's labels file is the one whose wildcards match the same texts,
+// whatever the files' sorted order.
+func TestPairByWildcards(t *testing.T) {
+	for _, c := range []struct {
+		shardGlob, labelsGlob string
+		shards, labels, want  []string
+	}{
+		{"d/x-*.npy", "d/y-*.npy", []string{"d/x-0.npy", "d/x-1.npy"}, []string{"d/y-0.npy", "d/y-1.npy"}, []string{"d/y-0.npy", "d/y-1.npy"}},
+		// Sorted order would swap these ('.' < '0' < '_').
+		{"a*.npy", "a*_y.txt", []string{"a.npy", "a0.npy"}, []string{"a0_y.txt", "a_y.txt"}, []string{"a_y.txt", "a0_y.txt"}},
+		{"part-*/x.npy", "labels/part-*.txt.gz", []string{"part-10/x.npy", "part-9/x.npy"}, []string{"labels/part-10.txt.gz", "labels/part-9.txt.gz"}, []string{"labels/part-10.txt.gz", "labels/part-9.txt.gz"}},
+		{"x-?[0-9].npy", "y-?[0-9].npy", []string{"x-a1.npy", "x-b1.npy"}, []string{"y-b1.npy", "y-a1.npy"}, []string{"y-a1.npy", "y-b1.npy"}},
+		{"gs://b/**/x.npy", "gs://b/**/y.npy", []string{"gs://b/p/q/x.npy", "gs://b/r/x.npy"}, []string{"gs://b/r/y.npy", "gs://b/p/q/y.npy"}, []string{"gs://b/p/q/y.npy", "gs://b/r/y.npy"}},
+		{`x\*-*.npy`, "y-*.npy", []string{"x*-1.npy"}, []string{"y-1.npy"}, []string{"y-1.npy"}},
+	} {
+		got, err := pairByWildcards(c.shardGlob, c.shards, c.labelsGlob, c.labels)
+		if err != nil || !slices.Equal(got, c.want) {
+			t.Errorf("%s with %s: %q, %v; want %q", c.shardGlob, c.labelsGlob, got, err, c.want)
+		}
+	}
+	if _, err := pairByWildcards("x-*.npy", []string{"x-1.npy"}, "y-*.npy", []string{"y-2.npy"}); err == nil || !strings.Contains(err.Error(), `no labels file for shard x-1.npy`) {
+		t.Errorf("no pair: %v", err)
+	}
+	if _, err := pairByWildcards("x-*.npy", []string{"x-1.npy", "x-2.npy"}, "y-*", []string{"y-1.npy", "y-1.txt"}); err == nil || !strings.Contains(err.Error(), `would both be the labels of one shard`) {
+		t.Errorf("two labels files for one shard: %v", err)
 	}
 }

@@ -5,7 +5,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"path"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // file paths without a scheme
@@ -41,8 +44,9 @@ type Input struct {
 	Chunk int
 	// Labels matches the labels files of .npy shards, which hold only
 	// the features: one file per shard (a .npy vector of integers or
-	// strings, or text with one label per line, optionally .gz), paired
-	// with the shards in sorted order (x-000.npy with y-000.npy, ...).
+	// strings, or text with one label per line, optionally .gz), the one
+	// whose wildcards match what the shard's glob's wildcards match
+	// (x-*.npy's x-007.npy with y-*.npy's y-007.npy).
 	// The labels are numbered as the labels of CSV shards are
 	// (data.ScanReaderLabels): non-negative integers are the class
 	// indices, or set Options.Classes. Empty: CSV, TSV and LIBSVM shards
@@ -83,27 +87,156 @@ func (in Input) Match(ctx context.Context) ([]Shard, error) {
 	if in.Labels == "" {
 		return shards, nil
 	}
-	if in.Options.NoLabels {
-		return nil, fmt.Errorf("input: labels files %s given with Options.NoLabels", in.Labels)
+	if err := in.checkLabels(paths); err != nil {
+		return nil, err
 	}
 	labels, err := list(ctx, in.Labels)
 	if err != nil {
 		return nil, fmt.Errorf("labels %s: %w", in.Labels, err)
 	}
 	if len(labels) != len(paths) {
-		return nil, fmt.Errorf("labels %s: %d files for the %d shards of %s; want one labels file per shard, paired in sorted order", in.Labels, len(labels), len(paths), in.Glob)
+		return nil, fmt.Errorf("labels %s: %d files for the %d shards of %s; want one labels file per shard", in.Labels, len(labels), len(paths), in.Glob)
 	}
-	data := make(map[string]bool, len(paths))
+	isShard := make(map[string]bool, len(paths))
 	for _, p := range paths {
-		data[p] = true
+		isShard[p] = true
 	}
-	for i, l := range labels {
-		if data[l] {
+	for _, l := range labels {
+		if isShard[l] {
 			return nil, fmt.Errorf("labels %s: %s is also matched by the shards' glob %s", in.Labels, l, in.Glob)
 		}
-		shards[i].Labels = l
+	}
+	pairs, err := pairByWildcards(in.Glob, paths, in.Labels, labels)
+	if err != nil {
+		return nil, err
+	}
+	for i := range shards {
+		shards[i].Labels = pairs[i]
 	}
 	return shards, nil
+}
+
+// checkLabels checks, before anything runs, that labels files may go with
+// the shards paths: .npy shards (by extension or Options.Format), labels
+// not turned off, no single labels file.
+func (in Input) checkLabels(paths []string) error {
+	switch {
+	case in.Options.NoLabels:
+		return fmt.Errorf("input: labels files %s given with Options.NoLabels", in.Labels)
+	case in.Options.LabelsFile != "":
+		return fmt.Errorf("input: labels files %s given with Options.LabelsFile %s; the shards' labels come from one or the other", in.Labels, in.Options.LabelsFile)
+	}
+	for _, p := range paths {
+		f := strings.ToLower(in.Options.Format)
+		if f == "" {
+			f = strings.TrimPrefix(path.Ext(strings.TrimSuffix(strings.ToLower(p), ".gz")), ".")
+		}
+		if f != data.FormatNPY {
+			return fmt.Errorf("input: labels files %s go with .npy shards; shard %s is %s, whose rows hold their labels", in.Labels, p, f)
+		}
+	}
+	return nil
+}
+
+// pairByWildcards returns, for each path of shards (matched by the glob
+// shardGlob), the labels file (matched by labelsGlob) whose wildcards
+// match the same texts: x-*.npy's x-007.npy goes with y-*.txt's
+// y-007.txt, part-*/x.npy's part-3/x.npy with labels/part-*.npy's
+// labels/part-3.npy; a wildcard that ends a glob matches the name without
+// its extensions (y-*: y-007.npy matches "007"). Pairing by position in
+// sorted order could swap two shards whose names sort otherwise than
+// their labels' (a.npy, a0.npy and a_y.txt, a0_y.txt) without a row count
+// to tell.
+func pairByWildcards(shardGlob string, shards []string, labelsGlob string, labels []string) ([]string, error) {
+	sre, err := globRegexp(shardGlob)
+	if err != nil {
+		return nil, fmt.Errorf("input %s: %w", shardGlob, err)
+	}
+	lre, err := globRegexp(labelsGlob)
+	if err != nil {
+		return nil, fmt.Errorf("labels %s: %w", labelsGlob, err)
+	}
+	key := func(re *regexp.Regexp, glob, p string) (string, bool) {
+		m := re.FindStringSubmatch(p)
+		if m == nil {
+			return "", false
+		}
+		m = m[1:]
+		if strings.HasSuffix(glob, "*") && len(m) > 0 {
+			// A wildcard that ends the glob (y-*) matches the name
+			// without its extensions (y-007.npy, y-007.txt.gz: "007").
+			if dot := strings.IndexByte(m[len(m)-1], '.'); dot >= 0 {
+				m[len(m)-1] = m[len(m)-1][:dot]
+			}
+		}
+		return strings.Join(m, "\x00"), true
+	}
+	byKey := make(map[string]string, len(labels))
+	for _, l := range labels {
+		k, ok := key(lre, labelsGlob, l)
+		if !ok {
+			return nil, fmt.Errorf("labels %s: cannot tell what its wildcards match in %s", labelsGlob, l)
+		}
+		if other, dup := byKey[k]; dup {
+			return nil, fmt.Errorf("labels %s: %s and %s would both be the labels of one shard (their wildcards match %q)", labelsGlob, other, l, strings.ReplaceAll(k, "\x00", "|"))
+		}
+		byKey[k] = l
+	}
+	pairs := make([]string, len(shards))
+	for i, p := range shards {
+		k, ok := key(sre, shardGlob, p)
+		if !ok {
+			return nil, fmt.Errorf("input %s: cannot tell what its wildcards match in %s", shardGlob, p)
+		}
+		l, found := byKey[k]
+		if !found {
+			return nil, fmt.Errorf("labels %s: no labels file for shard %s: a shard's labels file is the one whose wildcards match the same text (%q here), e.g. x-*.npy with y-*.npy", labelsGlob, p, strings.ReplaceAll(k, "\x00", "|"))
+		}
+		pairs[i] = l
+	}
+	return pairs, nil
+}
+
+// globRegexp returns a regular expression matching what glob matches
+// (path.Match's syntax: *, ?, [class], \ escapes; and ** across
+// directories, as some file systems have it), with a group for each
+// wildcard.
+func globRegexp(glob string) (*regexp.Regexp, error) {
+	var b strings.Builder
+	b.WriteString("^")
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
+		case '*':
+			if i+1 < len(glob) && glob[i+1] == '*' {
+				b.WriteString("(.*)")
+				i++
+			} else {
+				b.WriteString("([^/]*)")
+			}
+		case '?':
+			b.WriteString("([^/])")
+		case '[':
+			end := strings.IndexByte(glob[i+1:], ']')
+			if end < 0 {
+				return nil, fmt.Errorf("unclosed [ in the glob")
+			}
+			class := glob[i+1 : i+1+end]
+			if strings.HasPrefix(class, "!") {
+				class = "^" + class[1:]
+			}
+			b.WriteString("([" + strings.ReplaceAll(class, `\`, `\\`) + "])")
+			i += end + 1
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+			}
+			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+		default:
+			b.WriteString(regexp.QuoteMeta(string(c)))
+		}
+	}
+	b.WriteString("$")
+	return regexp.Compile(b.String())
 }
 
 // list returns the files glob matches, sorted.

@@ -81,7 +81,7 @@ type inputFlags struct {
 func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	f := &inputFlags{}
 	fs.StringVar(&f.glob, "i", "", "input shards: a glob of CSV, TSV, LIBSVM or .npy (C order) files (optionally .gz), on any file system Beam knows")
-	fs.StringVar(&f.labels, "shard-labels", "", "labels of .npy shards (--labels is Beam's job labels): a glob of one labels file per shard (.npy vector or text, one label per line), paired with the shards in sorted order")
+	fs.StringVar(&f.labels, "shard-labels", "", "labels of .npy shards (--labels is Beam's job labels): a glob of one labels file per shard (.npy vector or text, one label per line), the one whose wildcards match the shard's (x-*.npy's x-7.npy: y-*.npy's y-7.npy)")
 	fs.StringVar(&f.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, npy")
 	fs.StringVar(&f.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&f.sep, "sep", "", "CSV field separator (default ',')")

@@ -11,7 +11,9 @@ import "os"
 // — the dimred-beam command, a test binary — calls InPrivateTemp around
 // them so that nothing is left behind. TMPDIR is process-wide: call it
 // from main or TestMain, not while other goroutines make temporary
-// files. If the directory cannot be made, fn runs as it is.
+// files. If the directory cannot be made, fn runs as it is. A process
+// killed inside fn (Ctrl-C) leaves the directory, named dimred-beam-*,
+// with what the run had written there.
 func InPrivateTemp[T any](fn func() T) T {
 	dir, err := os.MkdirTemp("", "dimred-beam-")
 	if err != nil {

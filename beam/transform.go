@@ -261,13 +261,7 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 	rows, err := f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
 		for _, c := range y {
 			hasLabels = true
-			switch {
-			case c == data.Unlabeled:
-			case f.Options.Classes != nil:
-				labels.WriteString(f.Options.Classes[c])
-			default:
-				labels.WriteString(strconv.Itoa(c))
-			}
+			labels.WriteString(data.LabelText(c, f.Options.Classes))
 			labels.WriteByte('\n')
 		}
 		return nw.Write(z, nil)
@@ -290,9 +284,10 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 // LabelsName is the name of the labels file written beside a .npy output
 // shard: "x-3.npy" → "x-3.labels.txt" (text, one label per line: the
 // class name with Options.Classes, else the class index; empty for an
-// unlabelled row), which dimred's --labels and dimred-beam's
-// --shard-labels read, and which a glob of the .npy shards does not
-// match.
+// unlabelled row: data.LabelText), which dimred's --labels and
+// dimred-beam's --shard-labels read, and which a glob of the .npy shards
+// does not match. It is written only when the rows have labels (a labels
+// file left by an earlier run into the same directory stays).
 func LabelsName(npyPath string) string {
 	return strings.TrimSuffix(npyPath, ".npy") + ".labels.txt"
 }

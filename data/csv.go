@@ -311,6 +311,20 @@ type RowWriter struct {
 	buf     []byte
 }
 
+// LabelText is the text of label c in a label column or a labels file:
+// its class name when classes are given, else the class index; "" for
+// Unlabeled (which the readers read back as unlabelled). c must be
+// Unlabeled or a class index (below len(classes) when they are given).
+func LabelText(c int, classes []string) string {
+	switch {
+	case c == Unlabeled:
+		return ""
+	case len(classes) > 0:
+		return classes[c]
+	}
+	return strconv.Itoa(c)
+}
+
 // NewRowWriter returns a writer of rows of p columns to w in format "csv"
 // or "tsv", and writes the header row. names are the column names (nil:
 // x0..x(p−1)); classes the class names (nil: labels written as class
@@ -367,16 +381,11 @@ func (r *RowWriter) Write(x *mat.Dense, y []int) error {
 	for i := 0; i < n; i++ {
 		rec := r.rec[:0]
 		if r.labels {
-			switch v := y[i]; {
-			case v == Unlabeled:
-				rec = append(rec, "")
-			case v < 0 || (len(r.classes) > 0 && v >= len(r.classes)):
+			v := y[i]
+			if v < Unlabeled || (len(r.classes) > 0 && v >= len(r.classes)) {
 				return fmt.Errorf("WriteCSV: dataset %q: row %d has label %d, want -1 (unlabeled) or 0..%d", r.name, r.rows+i+1, v, len(r.classes)-1)
-			case len(r.classes) > 0:
-				rec = append(rec, r.classes[v])
-			default:
-				rec = append(rec, strconv.Itoa(v))
 			}
+			rec = append(rec, LabelText(v, r.classes))
 		}
 		for j := 0; j < p; j++ {
 			v := x.At(i, j)

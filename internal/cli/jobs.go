@@ -197,7 +197,7 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 			fmt.Fprintf(stderr, "dimred eval: warning: one fit on %d training rows may need about %s, more than the %s available; running one at a time\n", train, gib(worst), gib(avail))
 		}
 	}
-	collectSooner(int64(workers) * worst)
+	collectSooner(worst) // per fit: many small fits at once stay at 100 %
 	msg := fmt.Sprintf("%d fits on %d training rows × %d features, %d at a time; about %s per fit (estimate)", fits, train, d, workers, gib(worst))
 	if avail > 0 {
 		msg += ", " + gib(avail) + " available"

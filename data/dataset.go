@@ -216,6 +216,16 @@ func Relabel(y []int) (out []int, orig []int) {
 // an error that lists the classes. The class indices are kept as they are
 // (CompactClasses renumbers them).
 func (d *Dataset) KeepClasses(names []string) (*Dataset, error) {
+	idx, err := d.ClassRows(names)
+	if err != nil {
+		return nil, err
+	}
+	return d.Subset(idx), nil
+}
+
+// ClassRows returns the indices, in order, of the rows whose class is one
+// of names: the rows KeepClasses keeps.
+func (d *Dataset) ClassRows(names []string) ([]int, error) {
 	keep := map[int]bool{}
 	for _, n := range names {
 		c := slices.Index(d.ClassNames, n)
@@ -230,7 +240,7 @@ func (d *Dataset) KeepClasses(names []string) (*Dataset, error) {
 			idx = append(idx, i)
 		}
 	}
-	return d.Subset(idx), nil
+	return idx, nil
 }
 
 // CompactClasses removes the classes that no row has (an ARFF file may

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -19,7 +20,7 @@ import (
 	libprogress "github.com/dimred/dimred/progress"
 )
 
-const clusterUsage = "cluster -i DATA [-m METHOD|none] [-k CLUSTERS] [--dims D] [--affinity knn|rbf|selftune] [--nn P] [--sigma S] [--connect mst|grow|none] [--runs R] [--seed S] [--scale minmax] [-p key=value ...] [--plot CLUSTERS.png] [--format text|json]"
+const clusterUsage = "cluster -i DATA [-m METHOD|none] [-k CLUSTERS] [--dims D] [--affinity knn|rbf|selftune] [--nn P] [--sigma S] [--connect mst|grow|none] [--runs R] [--seed S] [--scale minmax] [-p key=value ...] [--plot CLUSTERS.png] [-o CLUSTERS.csv] [--format text|json]"
 
 const clusterHelp = `Embeds the rows with a method fitted on them (labels are used only by
 supervised methods), clusters the embedding by normalized-cut spectral
@@ -32,9 +33,17 @@ the true classes. -m none clusters the (scaled) input features.
 first two coordinates coloured by the clusters of the first run (with -m
 none, the rows' first two principal components).
 
+-o FILE also writes the clusters of the first run: one row per row
+clustered, with its input row number (from 1, counted before --classes and
+--subsample), its cluster (1..k) and its class; .csv or .tsv (columns
+label,row,cluster), .npy (rows × [row, cluster]), .npz (X and y) or .mat
+(fea and gnd) by extension, optionally .gz; - writes CSV on standard
+output (the report then goes to standard error).
+
 Example (seed 002 Table 2, Digits 0689, raw features and LDA):
   dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m none
-  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune --plot clusters.png`
+  dimred cluster -i ../shared/data/uci/optdigits.arff --classes 0,6,8,9 -m lda --affinity selftune --plot clusters.png
+  dimred cluster -i digits.npz -m ksr -p graph=unsupervised -o clusters.csv`
 
 // clusterReport is the JSON form of a cluster run.
 type clusterReport struct {
@@ -83,6 +92,7 @@ func runCluster(e *env, args []string) error {
 	subsample := fs.Int("subsample", 0, "cluster this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	format := fs.String("format", "text", "output: text or json")
+	out := fs.String("o", "", "also write the clusters of the first run, one row per row clustered: its input row (from 1), its cluster (1..k) and its class; by extension .csv, .tsv (columns label,row,cluster), .npy (rows × [row, cluster]), .npz, .mat, any of them .gz; - is standard output (CSV)")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
 	if err := parse(fs, args); err != nil {
@@ -90,6 +100,21 @@ func runCluster(e *env, args []string) error {
 	}
 	if err := checkPlot(*plotPath, df.input, df.labels); err != nil {
 		return err
+	}
+	outFormat := "csv"
+	if *out != "" && *out != "-" {
+		var err error
+		if outFormat, err = data.OutputFormat(*out); err != nil {
+			return usageError{fmt.Errorf("-o: %w", err)}
+		}
+	}
+	if *out != "" {
+		if err := checkOutput(*out, df.input, df.labels, *plotPath); err != nil {
+			return err
+		}
+	}
+	if *out == "-" && *format == "json" {
+		return usagef("-o - and --format json would both write to standard output")
 	}
 	switch {
 	case *k < 0 || *dims < 0:
@@ -139,10 +164,11 @@ func runCluster(e *env, args []string) error {
 	if ds.Y == nil {
 		return df.errNoLabels("clustering accuracy and NMI compare the clusters with the classes")
 	}
-	if ds, err = filterClasses(ds, *classes); err != nil {
+	var rowNum []int // the input row of each row clustered
+	if ds, rowNum, err = filterClassRows(ds, *classes, nil); err != nil {
 		return err
 	}
-	if ds, err = balancedRows(ds, *subsample, *subSeed); err != nil {
+	if ds, rowNum, err = balancedRows(ds, *subsample, *subSeed, rowNum); err != nil {
 		return err
 	}
 	ds.CompactClasses()
@@ -216,6 +242,13 @@ func runCluster(e *env, args []string) error {
 	rep.Accuracy, rep.NMI = sc.Accuracy, sc.NMI
 	rep.AccMean, rep.AccStd = meanStd(rep.Accuracy)
 	rep.NMIMean, rep.NMIStd = meanStd(rep.NMI)
+	if *out != "" {
+		if err := e.writeFile(*out, func(w io.Writer) error {
+			return data.Write(w, outFormat, clusterRows(ds, rowNum, sc.Labels))
+		}); err != nil {
+			return err
+		}
+	}
 	if *format == "json" {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -223,7 +256,13 @@ func runCluster(e *env, args []string) error {
 			return err
 		}
 	} else {
-		writeClusterText(e, &rep)
+		re := e
+		if *out == "-" { // the clusters are on standard output
+			c := *e
+			c.stdout = e.stderr
+			re = &c
+		}
+		writeClusterText(re, &rep)
 	}
 	if *plotPath == "" {
 		return nil
@@ -251,6 +290,18 @@ func runCluster(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.progressLog(), "cluster: plot written to %s\n", *plotPath)
 	return nil
+}
+
+// clusterRows is what cluster -o writes: for each row clustered, its
+// input row number (from 1) and its cluster (1..k), as the columns row and
+// cluster, and its class as the label.
+func clusterRows(ds *data.Dataset, rows, clusters []int) *data.Dataset {
+	x := mat.NewDense(len(rows), 2, nil)
+	for i, r := range rows {
+		x.Set(i, 0, float64(r+1))
+		x.Set(i, 1, float64(clusters[i]+1))
+	}
+	return &data.Dataset{Name: ds.Name, X: x, Y: ds.Y, ClassNames: ds.ClassNames, FeatureNames: []string{"row", "cluster"}}
 }
 
 func meanStd(v []float64) (float64, float64) {
@@ -322,28 +373,60 @@ func embedForClustering(m method.Method, x *mat.Dense, y []int, dims, k int) (*m
 // filterClasses keeps the rows whose class name is in the comma-separated
 // list (all rows when it is empty).
 func filterClasses(ds *data.Dataset, list string) (*data.Dataset, error) {
+	out, _, err := filterClassRows(ds, list, nil)
+	return out, err
+}
+
+// filterClassRows is filterClasses that also keeps rows, the input row
+// number of each row of ds (nil: 0, 1, …), in step with the rows kept.
+func filterClassRows(ds *data.Dataset, list string, rows []int) (*data.Dataset, []int, error) {
+	rows = rowNumbers(ds, rows)
 	names := splitList(list)
 	if len(names) == 0 {
-		return ds, nil
+		return ds, rows, nil
 	}
-	out, err := ds.KeepClasses(names)
+	idx, err := ds.ClassRows(names)
 	if err != nil {
-		return nil, usagef("--classes: %v", err)
+		return nil, nil, usagef("--classes: %v", err)
 	}
-	return out, nil
+	return ds.Subset(idx), pick(rows, idx), nil
 }
 
 // balancedRows keeps m rows drawn with the classes as even as possible
-// (evaluate.BalancedSubset); m = 0 keeps them all.
-func balancedRows(ds *data.Dataset, m int, seed uint64) (*data.Dataset, error) {
+// (evaluate.BalancedSubset); m = 0 keeps them all. rows are the input row
+// numbers of ds's rows (nil: 0, 1, …); those of the rows kept are
+// returned.
+func balancedRows(ds *data.Dataset, m int, seed uint64, rows []int) (*data.Dataset, []int, error) {
+	rows = rowNumbers(ds, rows)
 	if m == 0 {
-		return ds, nil
+		return ds, rows, nil
 	}
 	idx, err := evaluate.BalancedSubset(ds.Y, m, seed)
 	if err != nil {
-		return nil, fmt.Errorf("--subsample: %w", err)
+		return nil, nil, fmt.Errorf("--subsample: %w", err)
 	}
-	return ds.Subset(idx), nil
+	return ds.Subset(idx), pick(rows, idx), nil
+}
+
+// rowNumbers returns rows, or 0, 1, … for each row of ds when rows is nil.
+func rowNumbers(ds *data.Dataset, rows []int) []int {
+	if rows != nil {
+		return rows
+	}
+	n, _ := ds.Dims()
+	rows = make([]int, n)
+	for i := range rows {
+		rows[i] = i
+	}
+	return rows
+}
+
+func pick(v, idx []int) []int {
+	out := make([]int, len(idx))
+	for i, j := range idx {
+		out[i] = v[j]
+	}
+	return out
 }
 
 // scaleRows fits the preprocessing on x and applies it to x.

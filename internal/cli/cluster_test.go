@@ -2,8 +2,14 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/dimred/dimred/cluster"
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
 )
 
 // cluster on iris: the raw features and LDA's embedding, text and JSON;
@@ -79,5 +85,52 @@ func TestClusterClassFilterAndErrors(t *testing.T) {
 	st, out, _ = run(t, "cluster", "-h") // help goes to stdout
 	if st != 0 || !strings.Contains(out, "Example") || !strings.Contains(out, "--affinity") {
 		t.Errorf("cluster -h: status %d, %q", st, out)
+	}
+}
+
+// cluster -o writes the first run's clusters with each row's input row
+// number and class: after --classes and --subsample the row numbers lead
+// back to rows of those classes, and the written clusters and classes give
+// the first run's reported accuracy; -o - puts them on standard output and
+// the report on standard error.
+func TestClusterOutput(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "c.csv")
+	st, stdout, errs := run(t, "cluster", "-i", "builtin:digits", "--classes", "3,8", "--subsample", "120", "--runs", "2", "--format", "json", "-o", out)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	var r clusterReport
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.Load(out, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := datasets.Digits()
+	n, _ := got.Dims()
+	if n != 120 || !slices.Equal(got.FeatureNames, []string{"row", "cluster"}) {
+		t.Fatalf("%d rows, columns %q; want 120, [row cluster]", n, got.FeatureNames)
+	}
+	pred, truth := make([]int, n), make([]int, n)
+	for i := 0; i < n; i++ {
+		row, c := int(got.X.At(i, 0)), int(got.X.At(i, 1))
+		class := got.ClassNames[got.Y[i]]
+		if row < 1 || row > len(all.Y) || all.ClassNames[all.Y[row-1]] != class || (class != "3" && class != "8") || c < 1 || c > 2 {
+			t.Fatalf("row %d: input row %d (class %q there), cluster %d, class %q", i+1, row, all.ClassNames[all.Y[row-1]], c, class)
+		}
+		pred[i], truth[i] = c-1, got.Y[i]
+	}
+	acc, err := cluster.Accuracy(pred, truth)
+	if err != nil || acc != r.Accuracy[0] {
+		t.Errorf("accuracy of the written clusters %v (%v); the report's first run %v", acc, err, r.Accuracy[0])
+	}
+	st, stdout, errs = run(t, "cluster", "-i", "builtin:iris", "--runs", "1", "-o", "-")
+	if st != 0 || !strings.HasPrefix(stdout, "label,row,cluster\n") || strings.Count(stdout, "\n") != 151 || !strings.Contains(errs, "accuracy  ") {
+		t.Errorf("-o -: status %d, stdout %.80q…, stderr %q", st, stdout, errs)
+	}
+	if st, _, errs = run(t, "cluster", "-i", "builtin:iris", "-o", "-", "--format", "json"); st != 2 || !strings.Contains(errs, "both write to standard output") {
+		t.Errorf("-o - with --format json: status %d, %s", st, errs)
 	}
 }

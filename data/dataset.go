@@ -1,6 +1,9 @@
 // Package data holds the Dataset type shared by every part of dimred and
-// the readers and writers of the file formats people use for it (CSV,
-// LIBSVM/svmlight, ARFF, NumPy .npy, MATLAB v5 .mat, any of them gzipped).
+// the readers and writers of the file formats people use for it: it reads
+// CSV/TSV, LIBSVM/svmlight, ARFF, NumPy .npy and .npz and MATLAB v5 .mat,
+// and writes CSV/TSV, .npy and .npz (the bytes NumPy writes) and .mat
+// (the variables scipy.io.savemat writes), any of them gzipped; CSV, TSV,
+// LIBSVM and .npy also stream a chunk of rows at a time (Scan).
 package data
 
 import (

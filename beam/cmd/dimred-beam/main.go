@@ -22,7 +22,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
@@ -42,7 +44,20 @@ func main() {
 		fmt.Fprint(os.Stderr, usage)
 		os.Exit(2)
 	}
-	err := dimredbeam.InPrivateTemp(func() error { return run(os.Args[1], os.Args[2:], os.Stdout, os.Stderr) })
+	cleanup := func() {}
+	if c, err := dimredbeam.PrivateTemp(); err == nil {
+		// Ctrl-C or SIGTERM: the private temporary directory goes too.
+		cleanup = c
+		sig := make(chan os.Signal, 1)
+		signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-sig
+			cleanup()
+			os.Exit(130)
+		}()
+	}
+	err := run(os.Args[1], os.Args[2:], os.Stdout, os.Stderr)
+	cleanup()
 	var ue usageError
 	switch {
 	case errors.As(err, &ue):

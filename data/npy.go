@@ -457,6 +457,31 @@ func WriteLabelsNPY(path string, y []int) error {
 	return WriteFile(path, func(w io.Writer) error { return writeNPYInts(w, v) })
 }
 
+// WriteLabels writes labels y (class names classes; Unlabeled rows
+// empty) to w in the format of the file name: .npy (optionally .gz) a
+// vector of int64 when every name is an integer, else of fixed-width
+// strings ("<U…"); any other name text, one label per line. ReadLabels
+// (--labels) reads either back.
+func WriteLabels(w io.Writer, name string, y []int, classes []string) error {
+	texts := make([]string, len(y))
+	for i, c := range y {
+		if c < Unlabeled || (len(classes) > 0 && c >= len(classes)) {
+			return fmt.Errorf("%s: row %d has label %d; the data has %d class names", name, i+1, c, len(classes))
+		}
+		texts[i] = LabelText(c, classes)
+	}
+	if strings.HasSuffix(strings.TrimSuffix(strings.ToLower(name), ".gz"), ".npy") {
+		return writeLabelArray(w, texts)
+	}
+	var b strings.Builder
+	for _, t := range texts {
+		b.WriteString(t)
+		b.WriteByte('\n')
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
 // writeNPYMatrix writes m as a .npy array of float64 in C order, the
 // bytes np.save writes.
 func writeNPYMatrix(w io.Writer, m *mat.Dense) error {

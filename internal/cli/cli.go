@@ -48,6 +48,7 @@ func commands() []command {
 		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--nested [--inner-folds 5] [--grid key=v1,v2]...] [-j N] [--plot CURVES.png] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
 		{"reproduce", reproduceUsage, "re-run the papers' tables and figures into a report beside the published numbers", runReproduce},
+		{"convert", "convert -i DATA -o OUT.csv|.tsv|.npy|.npz|.mat[.gz]|- [--labels-out FILE]", "read a data file and write it in another format (by extension)", runConvert},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
 		{"bench", benchUsage, "time the performance workloads (--peer: beside NumPy/SciPy/scikit-learn)", runBench},
 	}

@@ -39,6 +39,9 @@ func nOf(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
+	if strings.HasSuffix(noun, "s") {
+		return fmt.Sprintf("%d %ses", n, noun) // classes
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 

@@ -164,7 +164,7 @@ func TestNPYShardLabelsErrors(t *testing.T) {
 	os.Rename(filepath.Join(dir, "y-0.npy"), filepath.Join(dir, "y-2.npy"))
 	os.Rename(filepath.Join(dir, "y-2.bak"), filepath.Join(dir, "y-0.npy"))
 	err = runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "x-*.npy"), Labels: filepath.Join(dir, "y-*")}, Method: "lda", Model: filepath.Join(t.TempDir(), "m.json")})
-	if err == nil || !strings.Contains(err.Error(), "y-") || !strings.Contains(err.Error(), "labels for") {
+	if err == nil || !strings.Contains(err.Error(), "labels for") || !strings.Contains(err.Error(), filepath.Join(dir, "y-0.npy")) && !strings.Contains(err.Error(), filepath.Join(dir, "y-2.npy")) {
 		t.Errorf("labels of another shard's length: %v", err)
 	}
 }
@@ -183,6 +183,12 @@ func TestPairByWildcards(t *testing.T) {
 		{"x-?[0-9].npy", "y-?[0-9].npy", []string{"x-a1.npy", "x-b1.npy"}, []string{"y-b1.npy", "y-a1.npy"}, []string{"y-a1.npy", "y-b1.npy"}},
 		{"gs://b/**/x.npy", "gs://b/**/y.npy", []string{"gs://b/p/q/x.npy", "gs://b/r/x.npy"}, []string{"gs://b/r/y.npy", "gs://b/p/q/y.npy"}, []string{"gs://b/p/q/y.npy", "gs://b/r/y.npy"}},
 		{`x\*-*.npy`, "y-*.npy", []string{"x*-1.npy"}, []string{"y-1.npy"}, []string{"y-1.npy"}},
+		{"x-*.npy", "y-*", []string{"x-1.npy", "x-2.npy"}, []string{"y-1.txt.gz", "y-2.npy"}, []string{"y-1.txt.gz", "y-2.npy"}},
+		// Listed paths are cleaned (./d/y-*.npy lists d/y-1.npy); names
+		// with dots, non-ASCII names, character classes with ! and ].
+		{"./d/x-*.npy", "d//y-*", []string{"d/x-1.5.npy", "d/x-1.npy"}, []string{"d/y-1.npy", "d/y-1.5.npy"}, []string{"d/y-1.5.npy", "d/y-1.npy"}},
+		{"données/x-*.npy", "données/é-*.txt", []string{"données/x-ü.npy"}, []string{"données/é-ü.txt"}, []string{"données/é-ü.txt"}},
+		{"x-[!a]*.npy", "y-[]a]*.npy", []string{"x-b1.npy", "x-]2.npy"}, []string{"y-]2.npy", "y-b1.npy"}, []string{"y-b1.npy", "y-]2.npy"}},
 	} {
 		got, err := pairByWildcards(c.shardGlob, c.shards, c.labelsGlob, c.labels)
 		if err != nil || !slices.Equal(got, c.want) {
@@ -192,7 +198,15 @@ func TestPairByWildcards(t *testing.T) {
 	if _, err := pairByWildcards("x-*.npy", []string{"x-1.npy"}, "y-*.npy", []string{"y-2.npy"}); err == nil || !strings.Contains(err.Error(), `no labels file for shard x-1.npy`) {
 		t.Errorf("no pair: %v", err)
 	}
-	if _, err := pairByWildcards("x-*.npy", []string{"x-1.npy", "x-2.npy"}, "y-*", []string{"y-1.npy", "y-1.txt"}); err == nil || !strings.Contains(err.Error(), `would both be the labels of one shard`) {
+	if _, err := pairByWildcards("x-*.npy", []string{"x-1.npy", "x-2.npy"}, "y-*", []string{"y-1.npy", "y-1.txt"}); err == nil || !strings.Contains(err.Error(), `would share one labels file`) {
 		t.Errorf("two labels files for one shard: %v", err)
+	}
+	if _, err := pairByWildcards("x-*", []string{"x-1.npy", "x-1.npy.gz"}, "y-*", []string{"y-1.npy", "y-2.npy"}); err == nil || !strings.Contains(err.Error(), `would share one labels file`) {
+		t.Errorf("two shards for one labels file: %v", err)
+	}
+	for _, glob := range []string{"x-[", "x-[a", "x-[]"} {
+		if _, err := pairByWildcards(glob, []string{"x-a"}, "y-*", []string{"y-a"}); err == nil {
+			t.Errorf("glob %q: no error", glob)
+		}
 	}
 }

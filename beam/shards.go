@@ -5,8 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path"
-	"regexp"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -117,8 +116,8 @@ func (in Input) Match(ctx context.Context) ([]Shard, error) {
 }
 
 // checkLabels checks, before anything runs, that labels files may go with
-// the shards paths: .npy shards (by extension or Options.Format), labels
-// not turned off, no single labels file.
+// the shards paths: .npy shards (by Options.Format or the extension),
+// labels not turned off, no single labels file.
 func (in Input) checkLabels(paths []string) error {
 	switch {
 	case in.Options.NoLabels:
@@ -129,7 +128,10 @@ func (in Input) checkLabels(paths []string) error {
 	for _, p := range paths {
 		f := strings.ToLower(in.Options.Format)
 		if f == "" {
-			f = strings.TrimPrefix(path.Ext(strings.TrimSuffix(strings.ToLower(p), ".gz")), ".")
+			var err error
+			if f, err = data.DetectFormat(p); err != nil {
+				return fmt.Errorf("input: labels files %s go with .npy shards: %w", in.Labels, err)
+			}
 		}
 		if f != data.FormatNPY {
 			return fmt.Errorf("input: labels files %s go with .npy shards; shard %s is %s, whose rows hold their labels", in.Labels, p, f)
@@ -140,103 +142,118 @@ func (in Input) checkLabels(paths []string) error {
 
 // pairByWildcards returns, for each path of shards (matched by the glob
 // shardGlob), the labels file (matched by labelsGlob) whose wildcards
-// match the same texts: x-*.npy's x-007.npy goes with y-*.txt's
-// y-007.txt, part-*/x.npy's part-3/x.npy with labels/part-*.npy's
-// labels/part-3.npy; a wildcard that ends a glob matches the name without
-// its extensions (y-*: y-007.npy matches "007"). Pairing by position in
+// match the same text: what is left of a path once its glob's literal
+// start (up to the first wildcard) and end (after the last) are taken
+// off. x-*.npy's x-007.npy goes with y-*.txt's y-007.txt ("007"),
+// part-*/x.npy's part-3/x.npy with labels/part-*.npy's labels/part-3.npy
+// ("3"); when a glob ends with a wildcard the text loses its extensions
+// (y-*: y-007.npy and y-007.txt.gz give "007"). Pairing by position in
 // sorted order could swap two shards whose names sort otherwise than
-// their labels' (a.npy, a0.npy and a_y.txt, a0_y.txt) without a row count
-// to tell.
+// their labels' (a.npy, a0.npy and a_y.txt, a0_y.txt) without a row
+// count to tell.
 func pairByWildcards(shardGlob string, shards []string, labelsGlob string, labels []string) ([]string, error) {
-	sre, err := globRegexp(shardGlob)
-	if err != nil {
-		return nil, fmt.Errorf("input %s: %w", shardGlob, err)
-	}
-	lre, err := globRegexp(labelsGlob)
-	if err != nil {
-		return nil, fmt.Errorf("labels %s: %w", labelsGlob, err)
-	}
-	key := func(re *regexp.Regexp, glob, p string) (string, bool) {
-		m := re.FindStringSubmatch(p)
-		if m == nil {
-			return "", false
-		}
-		m = m[1:]
-		if strings.HasSuffix(glob, "*") && len(m) > 0 {
-			// A wildcard that ends the glob (y-*) matches the name
-			// without its extensions (y-007.npy, y-007.txt.gz: "007").
-			if dot := strings.IndexByte(m[len(m)-1], '.'); dot >= 0 {
-				m[len(m)-1] = m[len(m)-1][:dot]
+	keys := func(what, glob string, paths []string) (map[string]string, []string, error) {
+		byKey := make(map[string]string, len(paths))
+		list := make([]string, len(paths))
+		for i, p := range paths {
+			k, ok := wildcardText(glob, p)
+			if !ok {
+				return nil, nil, fmt.Errorf("%s %s: cannot tell what its wildcards match in %s", what, glob, p)
 			}
+			if other, dup := byKey[k]; dup {
+				return nil, nil, fmt.Errorf("%s %s: the wildcards match the same text %q in %s and %s, so they would share one labels file", what, glob, k, other, p)
+			}
+			byKey[k], list[i] = p, k
 		}
-		return strings.Join(m, "\x00"), true
+		return byKey, list, nil
 	}
-	byKey := make(map[string]string, len(labels))
-	for _, l := range labels {
-		k, ok := key(lre, labelsGlob, l)
-		if !ok {
-			return nil, fmt.Errorf("labels %s: cannot tell what its wildcards match in %s", labelsGlob, l)
-		}
-		if other, dup := byKey[k]; dup {
-			return nil, fmt.Errorf("labels %s: %s and %s would both be the labels of one shard (their wildcards match %q)", labelsGlob, other, l, strings.ReplaceAll(k, "\x00", "|"))
-		}
-		byKey[k] = l
+	_, shardKeys, err := keys("input", shardGlob, shards)
+	if err != nil {
+		return nil, err
+	}
+	labelsByKey, _, err := keys("labels", labelsGlob, labels)
+	if err != nil {
+		return nil, err
 	}
 	pairs := make([]string, len(shards))
-	for i, p := range shards {
-		k, ok := key(sre, shardGlob, p)
-		if !ok {
-			return nil, fmt.Errorf("input %s: cannot tell what its wildcards match in %s", shardGlob, p)
-		}
-		l, found := byKey[k]
+	for i, k := range shardKeys {
+		l, found := labelsByKey[k]
 		if !found {
-			return nil, fmt.Errorf("labels %s: no labels file for shard %s: a shard's labels file is the one whose wildcards match the same text (%q here), e.g. x-*.npy with y-*.npy", labelsGlob, p, strings.ReplaceAll(k, "\x00", "|"))
+			return nil, fmt.Errorf("labels %s: no labels file for shard %s: a shard's labels file is the one whose wildcards match the same text (%q here), e.g. x-*.npy with y-*.npy", labelsGlob, shards[i], k)
 		}
 		pairs[i] = l
 	}
 	return pairs, nil
 }
 
-// globRegexp returns a regular expression matching what glob matches
-// (path.Match's syntax: *, ?, [class], \ escapes; and ** across
-// directories, as some file systems have it), with a group for each
-// wildcard.
-func globRegexp(glob string) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("^")
+// wildcardText returns what the wildcards of glob match in p, a path the
+// glob matched: p without the glob's literal start and end (escapes
+// removed); without its extensions when the glob ends with a wildcard. A
+// local glob is cleaned first, as the file system's listing cleans the
+// paths it returns (./y-*.npy lists y-1.npy).
+func wildcardText(glob, p string) (string, bool) {
+	if !strings.Contains(glob, "://") {
+		glob = filepath.Clean(glob)
+	}
+	first, last := -1, -1                 // byte offsets of the first wildcard and just past the last
+	escapes := filepath.Separator != '\\' // on Windows \ separates
 	for i := 0; i < len(glob); i++ {
-		switch c := glob[i]; c {
-		case '*':
-			if i+1 < len(glob) && glob[i+1] == '*' {
-				b.WriteString("(.*)")
-				i++
-			} else {
-				b.WriteString("([^/]*)")
-			}
-		case '?':
-			b.WriteString("([^/])")
-		case '[':
-			end := strings.IndexByte(glob[i+1:], ']')
-			if end < 0 {
-				return nil, fmt.Errorf("unclosed [ in the glob")
-			}
-			class := glob[i+1 : i+1+end]
-			if strings.HasPrefix(class, "!") {
-				class = "^" + class[1:]
-			}
-			b.WriteString("([" + strings.ReplaceAll(class, `\`, `\\`) + "])")
-			i += end + 1
+		switch glob[i] {
 		case '\\':
-			if i+1 < len(glob) {
+			if escapes {
 				i++
 			}
-			b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
-		default:
-			b.WriteString(regexp.QuoteMeta(string(c)))
+		case '*', '?':
+			if first < 0 {
+				first = i
+			}
+			last = i + 1
+		case '[':
+			if i+2 > len(glob) {
+				return "", false
+			}
+			end := strings.IndexByte(glob[i+2:], ']') // a ] first in the class is literal
+			if end < 0 {
+				return "", false
+			}
+			if first < 0 {
+				first = i
+			}
+			i += end + 2
+			last = i + 1
 		}
 	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
+	if first < 0 {
+		return "", p == unescape(glob)
+	}
+	prefix, suffix := unescape(glob[:first]), unescape(glob[last:])
+	if len(p) < len(prefix)+len(suffix) || !strings.HasPrefix(p, prefix) || !strings.HasSuffix(p, suffix) {
+		return "", false
+	}
+	text := p[len(prefix) : len(p)-len(suffix)]
+	if last == len(glob) {
+		text = strings.TrimSuffix(text, ".gz")
+		for _, ext := range []string{".npy", ".txt", ".csv", ".tsv"} {
+			text = strings.TrimSuffix(text, ext)
+		}
+	}
+	return text, true
+}
+
+// unescape removes a glob's backslash escapes from its literal text (none
+// on Windows, where \ separates).
+func unescape(s string) string {
+	if filepath.Separator == '\\' || !strings.Contains(s, "\\") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // list returns the files glob matches, sorted.

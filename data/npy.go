@@ -459,9 +459,9 @@ func WriteLabelsNPY(path string, y []int) error {
 
 // WriteLabels writes labels y (class names classes; Unlabeled rows
 // empty) to w in the format of the file name: .npy (optionally .gz) a
-// vector of int64 when every name is an integer, else of fixed-width
-// strings ("<U…"); any other name text, one label per line. ReadLabels
-// (--labels) reads either back.
+// vector of int64 when every label is an integer (no unlabelled row),
+// else of fixed-width strings ("<U…"); any other name text, one label per
+// line. ReadLabels (--labels) reads either back.
 func WriteLabels(w io.Writer, name string, y []int, classes []string) error {
 	texts := make([]string, len(y))
 	for i, c := range y {

@@ -34,8 +34,9 @@ first two coordinates coloured by the clusters of the first run (with -m
 none, the rows' first two principal components).
 
 -o FILE also writes the clusters of the first run: one row per row
-clustered, with its input row number (from 1, counted before --classes and
---subsample), its cluster (1..k) and its class; .csv or .tsv (columns
+clustered, with its row number among the rows read (from 1, counted
+before --classes and --subsample; rows left out by --missing drop are not
+counted), its cluster (1..k) and its class; .csv or .tsv (columns
 label,row,cluster), .npy (rows × [row, cluster]), .npz (X and y) or .mat
 (fea and gnd) by extension, optionally .gz; - writes CSV on standard
 output (the report then goes to standard error).
@@ -92,7 +93,7 @@ func runCluster(e *env, args []string) error {
 	subsample := fs.Int("subsample", 0, "cluster this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	format := fs.String("format", "text", "output: text or json")
-	out := fs.String("o", "", "also write the clusters of the first run, one row per row clustered: its input row (from 1), its cluster (1..k) and its class; by extension .csv, .tsv (columns label,row,cluster), .npy (rows × [row, cluster]), .npz, .mat, any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "", "also write the clusters of the first run, one row per row clustered: its row among the rows read (from 1), its cluster (1..k) and its class; by extension .csv, .tsv (columns label,row,cluster), .npy (rows × [row, cluster]), .npz, .mat, any of them .gz; - is standard output (CSV)")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
 	if err := parse(fs, args); err != nil {
@@ -370,15 +371,9 @@ func embedForClustering(m method.Method, x *mat.Dense, y []int, dims, k int) (*m
 	return z, nil
 }
 
-// filterClasses keeps the rows whose class name is in the comma-separated
-// list (all rows when it is empty).
-func filterClasses(ds *data.Dataset, list string) (*data.Dataset, error) {
-	out, _, err := filterClassRows(ds, list, nil)
-	return out, err
-}
-
-// filterClassRows is filterClasses that also keeps rows, the input row
-// number of each row of ds (nil: 0, 1, …), in step with the rows kept.
+// filterClassRows keeps the rows whose class name is in the
+// comma-separated list (all rows when it is empty), and rows, the input
+// row number of each row of ds (nil: 0, 1, …), in step with them.
 func filterClassRows(ds *data.Dataset, list string, rows []int) (*data.Dataset, []int, error) {
 	rows = rowNumbers(ds, rows)
 	names := splitList(list)

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"io"
+	"path/filepath"
 
 	"github.com/dimred/dimred/data"
 )
@@ -49,6 +50,9 @@ func runConvert(e *env, args []string) error {
 	}
 	if *labelsOut == "-" {
 		return usagef("--labels-out needs a file name")
+	}
+	if *labelsOut != "" && *out != "-" && filepath.Clean(*labelsOut) == filepath.Clean(*out) {
+		return usagef("--labels-out %s is the output -o: the labels would replace the rows", *labelsOut)
 	}
 	ds, err := df.loadFrom(e.stdin)
 	if err != nil {

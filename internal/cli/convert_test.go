@@ -69,6 +69,7 @@ func TestConvert(t *testing.T) {
 		{[]string{"-i", src}, "-o OUT is required"},
 		{[]string{"-i", src, "-o", filepath.Join(dir, "c.xlsx")}, "unknown extension"},
 		{[]string{"-i", src, "-o", src}, "is the input"},
+		{[]string{"-i", src, "-o", filepath.Join(dir, "same.npy"), "--labels-out", filepath.Join(dir, ".", "same.npy")}, "the labels would replace the rows"},
 		{[]string{"-i", write(t, "n.csv", "a,b\n1,2\n3,4\n"), "--no-labels", "-o", filepath.Join(dir, "d.csv"), "--labels-out", filepath.Join(dir, "z.txt")}, "--labels-out writes the labels"},
 	} {
 		st, _, errs := run(t, append([]string{"convert"}, c.args...)...)

@@ -22,7 +22,7 @@ type dataFlags struct {
 
 func addDataFlags(fs *flag.FlagSet) *dataFlags {
 	d := &dataFlags{}
-	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .npz .mat, optionally .gz), builtin:NAME, or - for standard input (transform; CSV unless --format-in)")
+	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .npz .mat, optionally .gz), builtin:NAME, or - for standard input (transform, convert; CSV unless --format-in)")
 	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, npz, mat")
 	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")

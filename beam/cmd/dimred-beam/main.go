@@ -53,6 +53,7 @@ func main() {
 		go func() {
 			<-sig
 			cleanup()
+			fmt.Fprintln(os.Stderr, "dimred-beam: interrupted; an output being written when it came may be incomplete")
 			os.Exit(130)
 		}()
 	}

@@ -102,12 +102,9 @@ func runCluster(e *env, args []string) error {
 	if err := checkPlot(*plotPath, df.input, df.labels); err != nil {
 		return err
 	}
-	outFormat := "csv"
-	if *out != "" && *out != "-" {
-		var err error
-		if outFormat, err = data.OutputFormat(*out); err != nil {
-			return usageError{fmt.Errorf("-o: %w", err)}
-		}
+	outFormat, err := outputFormat(*out)
+	if err != nil {
+		return err
 	}
 	if *out != "" {
 		if err := checkOutput(*out, df.input, df.labels, *plotPath); err != nil {

@@ -35,12 +35,9 @@ func runConvert(e *env, args []string) error {
 	if *out == "" {
 		return usagef("-o OUT is required")
 	}
-	format := "csv"
-	if *out != "-" {
-		var err error
-		if format, err = data.OutputFormat(*out); err != nil {
-			return usageError{err}
-		}
+	format, err := outputFormat(*out)
+	if err != nil {
+		return err
 	}
 	if err := checkOutput(*out, df.input, df.labels); err != nil {
 		return err

@@ -327,12 +327,9 @@ func runTransform(e *env, args []string) error {
 	if *modelPath == "" {
 		return usagef("--model MODEL is required")
 	}
-	format := "csv"
-	if *out != "-" {
-		var err error
-		if format, err = data.OutputFormat(*out); err != nil {
-			return usageError{err}
-		}
+	format, err := outputFormat(*out)
+	if err != nil {
+		return err
 	}
 	if err := checkOutput(*out, df.input, df.labels, *modelPath); err != nil {
 		return err

@@ -22,6 +22,20 @@ func (e *env) writeFile(path string, write func(io.Writer) error) error {
 	return data.WriteFile(path, write)
 }
 
+// outputFormat returns the data format of the output path out by its
+// extension (data.OutputFormat): CSV for standard output (-) and for no
+// output (""); a usage error for an extension no writer has.
+func outputFormat(out string) (string, error) {
+	if out == "" || out == "-" {
+		return "csv", nil
+	}
+	f, err := data.OutputFormat(out)
+	if err != nil {
+		return "", usageError{err}
+	}
+	return f, nil
+}
+
 // status prints a command's closing line: on stdout, or on stderr when
 // the output itself went to stdout (-o -).
 func (e *env) status(out, format string, a ...any) {

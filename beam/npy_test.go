@@ -2,6 +2,7 @@ package dimredbeam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -128,6 +129,43 @@ func TestNPYShardsWithLabels(t *testing.T) {
 	}
 	if _, err := TransformPipeline(context.Background(), TransformConfig{Input: in, Model: model, Output: ndir, Format: "parquet"}); err == nil || !strings.Contains(err.Error(), `output format "parquet"`) {
 		t.Errorf("unknown output format: %v", err)
+	}
+	// Again into the same directory, the rows read without labels: the
+	// old labels files go, and no temporary file is left.
+	unlabelled := Input{Glob: in.Glob, Chunk: in.Chunk, Options: data.Options{NoLabels: true}}
+	if err := runTransform(t, TransformConfig{Input: unlabelled, Model: model, Output: ndir, Format: "npy"}); err != nil {
+		t.Fatal(err)
+	}
+	left, _ := filepath.Glob(filepath.Join(ndir, "*"))
+	if want := []string{"x-0.npy", "x-1.npy", "x-2.npy"}; len(left) != 3 || filepath.Base(left[0]) != want[0] || filepath.Base(left[2]) != want[2] {
+		t.Errorf("files after the unlabelled run: %q, want %q", left, want)
+	}
+}
+
+// writeAtomic replaces a local file only once everything is written: a
+// write that fails leaves the old file whole and no temporary file.
+func TestWriteAtomic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "m.json")
+	ctx := context.Background()
+	if err := writeFile(ctx, p, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	err := writeAtomic(ctx, p, func(w io.Writer) error {
+		io.WriteString(w, "half of the new")
+		return errors.New("disk full")
+	})
+	if b, _ := os.ReadFile(p); err == nil || err.Error() != "disk full" || string(b) != "old" {
+		t.Errorf("failed write: %v, file %q", err, b)
+	}
+	if err := writeFile(ctx, p, []byte("new")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "new" {
+		t.Errorf("file %q after the write", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) != 1 {
+		t.Errorf("files left: %q", left)
 	}
 }
 

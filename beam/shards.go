@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -334,20 +336,58 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 }
 
 // copyTo writes what r holds to path through Beam's file systems,
-// replacing it.
+// replacing it (writeAtomic).
 func copyTo(ctx context.Context, path string, r io.Reader) error {
+	return writeAtomic(ctx, path, func(w io.Writer) error {
+		if _, err := io.Copy(w, r); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// writeAtomic writes path through Beam's file systems with write,
+// replacing it. On a file system that can rename (local paths) the bytes
+// go to a temporary name beside path that is renamed over it once they
+// are all written, as dimred's own outputs are: an interrupted or failed
+// write leaves the old file whole (and at worst a file named
+// path.partial-…), never a truncated one. Object stores (gs://, s3://)
+// make an object visible only once it is closed.
+func writeAtomic(ctx context.Context, path string, write func(io.Writer) error) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, path)
+	rn, atomic := fs.(filesystem.Renamer)
+	target := path
+	if atomic {
+		target = fmt.Sprintf("%s.partial-%d-%d", path, os.Getpid(), rand.Uint32())
+	}
+	w, err := fs.OpenWrite(ctx, target)
 	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(w, r); err != nil {
+	if err := write(w); err != nil { // the writer's own error, as it is
 		w.Close()
+		removeQuietly(ctx, fs, target, atomic)
+		return err
+	}
+	err = w.Close()
+	if err == nil && atomic {
+		err = rn.Rename(ctx, target, path)
+	}
+	if err != nil {
+		removeQuietly(ctx, fs, target, atomic)
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	return w.Close()
+	return nil
+}
+
+// removeQuietly removes path when remove is set and the file system can
+// (a best effort: errors are ignored).
+func removeQuietly(ctx context.Context, fs filesystem.Interface, path string, remove bool) {
+	if rm, ok := fs.(filesystem.Remover); ok && remove {
+		rm.Remove(ctx, path)
+	}
 }

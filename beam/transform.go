@@ -198,41 +198,33 @@ func (f *transformFn) each(ctx context.Context, sh Shard, emitBad func(BadRow), 
 
 // writeCSV writes the shard's output as CSV to out: a header row, the
 // label column first when the rows have labels.
-func (f *transformFn) writeCSV(ctx context.Context, sh Shard, out string, emitBad func(BadRow)) (int, error) {
-	fs, err := filesystem.New(ctx, out)
-	if err != nil {
-		return 0, err
-	}
-	defer fs.Close()
-	wc, err := fs.OpenWrite(ctx, out)
-	if err != nil {
-		return 0, err
-	}
-	w := bufio.NewWriterSize(wc, 1<<16)
-	var rw *data.RowWriter
-	rows, err := f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
-		if rw == nil {
-			_, k := z.Dims()
-			names := make([]string, k)
-			for j := range names {
-				names[j] = "z" + strconv.Itoa(j+1)
+func (f *transformFn) writeCSV(ctx context.Context, sh Shard, out string, emitBad func(BadRow)) (rows int, err error) {
+	err = writeAtomic(ctx, out, func(wc io.Writer) error {
+		w := bufio.NewWriterSize(wc, 1<<16)
+		var rw *data.RowWriter
+		var err error
+		rows, err = f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
+			if rw == nil {
+				_, k := z.Dims()
+				names := make([]string, k)
+				for j := range names {
+					names[j] = "z" + strconv.Itoa(j+1)
+				}
+				var err error
+				if rw, err = data.NewRowWriter(w, "csv", sh.Path, k, names, f.Options.Classes, y != nil); err != nil {
+					return err
+				}
 			}
-			var err error
-			if rw, err = data.NewRowWriter(w, "csv", sh.Path, k, names, f.Options.Classes, y != nil); err != nil {
-				return err
-			}
+			return rw.Write(z, y)
+		})
+		if err == nil && rw != nil {
+			err = rw.Flush()
 		}
-		return rw.Write(z, y)
+		if err == nil {
+			err = w.Flush()
+		}
+		return err
 	})
-	if err == nil && rw != nil {
-		err = rw.Flush()
-	}
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := wc.Close(); err == nil {
-		err = cerr
-	}
 	return rows, err
 }
 
@@ -275,8 +267,16 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 	if err == nil {
 		err = copyTo(ctx, out, tmp)
 	}
-	if err == nil && hasLabels {
+	switch {
+	case err == nil && hasLabels:
 		err = writeFile(ctx, LabelsName(out), []byte(labels.String()))
+	case err == nil:
+		// No labels: a labels file an earlier run left beside out
+		// would now describe other rows.
+		if fs, ferr := filesystem.New(ctx, out); ferr == nil {
+			removeQuietly(ctx, fs, LabelsName(out), true)
+			fs.Close()
+		}
 	}
 	return rows, err
 }
@@ -286,8 +286,9 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 // class name with Options.Classes, else the class index; empty for an
 // unlabelled row: data.LabelText), which dimred's --labels and
 // dimred-beam's --shard-labels read, and which a glob of the .npy shards
-// does not match. It is written only when the rows have labels (a labels
-// file left by an earlier run into the same directory stays).
+// does not match. It is written only when the rows have labels; without
+// them a labels file an earlier run left there is removed (on file
+// systems that can remove).
 func LabelsName(npyPath string) string {
 	return strings.TrimSuffix(npyPath, ".npy") + ".labels.txt"
 }

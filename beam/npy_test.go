@@ -248,3 +248,24 @@ func TestPairByWildcards(t *testing.T) {
 		}
 	}
 }
+
+// wildcardText never panics, and a glob without wildcards matches only
+// itself.
+func FuzzWildcardText(f *testing.F) {
+	for _, s := range [][2]string{{"x-*.npy", "x-1.npy"}, {"y-[]a]*", "y-]1.txt"}, {`x\*-?`, "x*-1"}, {"a[", "a["}, {"**/x", "p/q/x"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, glob, p string) {
+		text, ok := wildcardText(glob, p)
+		if ok && len(text) > len(p) {
+			t.Fatalf("%q in %q: text %q longer than the path", glob, p, text)
+		}
+		literal := glob
+		if !strings.Contains(glob, "://") {
+			literal = filepath.Clean(glob) // as a local listing cleans
+		}
+		if !strings.ContainsAny(glob, "*?[\\") && ok != (p == literal) {
+			t.Fatalf("literal glob %q, path %q: ok %v", glob, p, ok)
+		}
+	})
+}

@@ -248,14 +248,11 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 	if err != nil {
 		return 0, err
 	}
-	var labels strings.Builder
+	var labels []int
 	hasLabels := false
 	rows, err := f.each(ctx, sh, emitBad, func(z *mat.Dense, y []int) error {
-		for _, c := range y {
-			hasLabels = true
-			labels.WriteString(data.LabelText(c, f.Options.Classes))
-			labels.WriteByte('\n')
-		}
+		hasLabels = hasLabels || y != nil
+		labels = append(labels, y...)
 		return nw.Write(z, nil)
 	})
 	if err == nil {
@@ -269,7 +266,8 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 	}
 	switch {
 	case err == nil && hasLabels:
-		err = writeFile(ctx, LabelsName(out), []byte(labels.String()))
+		name := LabelsName(out)
+		err = writeAtomic(ctx, name, func(w io.Writer) error { return data.WriteLabels(w, name, labels, f.Options.Classes) })
 	case err == nil:
 		// No labels: a labels file an earlier run left beside out
 		// would now describe other rows.
@@ -284,7 +282,7 @@ func (f *transformFn) writeNPY(ctx context.Context, sh Shard, out string, emitBa
 // LabelsName is the name of the labels file written beside a .npy output
 // shard: "x-3.npy" → "x-3.labels.txt" (text, one label per line: the
 // class name with Options.Classes, else the class index; empty for an
-// unlabelled row: data.LabelText), which dimred's --labels and
+// unlabelled row: data.WriteLabels), which dimred's --labels and
 // dimred-beam's --shard-labels read, and which a glob of the .npy shards
 // does not match. It is written only when the rows have labels; without
 // them a labels file an earlier run left there is removed (on file

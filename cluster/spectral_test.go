@@ -270,14 +270,7 @@ func TestNormalizedCutErrors(t *testing.T) {
 // A cancelled context stops Score, Fit and Embed with its error on every
 // affinity; a live one gives the same scores as none.
 func TestNormalizedCutContext(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	x := mat.NewDense(90, 2, nil)
-	y := make([]int, 90)
-	for i := range y {
-		y[i] = i % 3
-		x.Set(i, 0, float64(3*y[i])+rng.NormFloat64()*0.3)
-		x.Set(i, 1, rng.NormFloat64()*0.3)
-	}
+	x, y := blobs(30, 3, 10, 3)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, a := range Affinities {
@@ -305,14 +298,7 @@ func TestNormalizedCutContext(t *testing.T) {
 // Score keeps the clusters of its first run: those of Fit with the same
 // seed, scoring the run's accuracy and NMI.
 func TestScoreKeepsFirstRunLabels(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	x := mat.NewDense(120, 2, nil)
-	y := make([]int, 120)
-	for i := range y {
-		y[i] = i % 4
-		x.Set(i, 0, float64(2*(y[i]%2))+rng.NormFloat64()*0.6)
-		x.Set(i, 1, float64(2*(y[i]/2))+rng.NormFloat64()*0.6)
-	}
+	x, y := blobs(30, 4, 3.3, 5)
 	nc := NormalizedCut{K: 4}
 	sc, err := nc.Score(x, y, 3, 7)
 	if err != nil {

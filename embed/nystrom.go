@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/internal/gemm"
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/linalg"
@@ -306,7 +307,7 @@ func featuresInto(ctx context.Context, ks []kernel.Kernel, lm *mat.Dense, maps [
 		}
 		for i, g := range gs {
 			_, r := maps[i].Dims()
-			dst[i].Slice(lo, hi, 0, r).(*mat.Dense).Mul(g, maps[i])
+			gemm.MulTile(dst[i].Slice(lo, hi, 0, r).(*mat.Dense), g, maps[i])
 		}
 	})
 	for _, e := range errs {

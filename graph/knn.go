@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/gemm"
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/kernel"
 )
@@ -377,7 +378,7 @@ func bruteSearch(ctx context.Context, m Metric, q query, allow func(i, j int) bo
 			return
 		}
 		var dots mat.Dense
-		dots.Mul(x.Slice(lo, hi, 0, d), x.T())
+		gemm.MulTile(&dots, x.Slice(lo, hi, 0, d), x.T())
 		approx := make([]float64, n)
 		bound := make([]float64, n)
 		scratch := make([]float64, 0, n)

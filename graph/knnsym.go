@@ -6,9 +6,9 @@ import (
 	"sync"
 
 	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/internal/gemm"
 	"github.com/dimred/dimred/internal/par"
 )
 
@@ -80,10 +80,8 @@ func symmetricKNN(ctx context.Context, x *mat.Dense, k int, norms []float64, c f
 		i0, i1 := ti.i*symTile, min((ti.i+1)*symTile, n)
 		j0, j1 := ti.j*symTile, min((ti.j+1)*symTile, n)
 		dots := make([]float64, (i1-i0)*(j1-j0))
-		a := blas64.General{Rows: i1 - i0, Cols: d, Stride: raw.Stride, Data: raw.Data[i0*raw.Stride:]}
-		b := blas64.General{Rows: j1 - j0, Cols: d, Stride: raw.Stride, Data: raw.Data[j0*raw.Stride:]}
-		cc := blas64.General{Rows: i1 - i0, Cols: j1 - j0, Stride: j1 - j0, Data: dots}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, a, b, 0, cc)
+		gemm.DgemmTile(blas.NoTrans, blas.Trans, i1-i0, j1-j0, d, 1,
+			raw.Data[i0*raw.Stride:], raw.Stride, raw.Data[j0*raw.Stride:], raw.Stride, 0, dots, j1-j0)
 		w := j1 - j0
 		locks[ti.i].Lock()
 		for p := i0; p < i1; p++ {

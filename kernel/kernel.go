@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/internal/gemm"
 	"github.com/dimred/dimred/internal/par"
 	"github.com/dimred/dimred/progress"
 )
@@ -310,7 +311,7 @@ func GramsContext(ctx context.Context, ks []Kernel, x, y *mat.Dense) ([]*mat.Den
 		if !inPlace {
 			dots = mat.NewDense(hi-lo, m-c0, nil)
 		}
-		dots.Mul(x.Slice(lo, hi, 0, d), y.Slice(c0, m, 0, d).T())
+		gemm.MulTile(dots, x.Slice(lo, hi, 0, d), y.Slice(c0, m, 0, d).T())
 		for i := lo; i < hi; i++ {
 			dr := dots.RawRowView(i - lo)
 			var a float64

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/internal/gemm"
 	"github.com/dimred/dimred/internal/par"
 )
 
@@ -340,7 +341,7 @@ func (c *CholFactor) fwdRows(y *mat.Dense, lower bool, sh *share) {
 			jb := min(denseTile, n-j0)
 			if j0 > 0 {
 				// Y[:, J] −= Y[:, 0:j0]·L[J, 0:j0]ᵀ
-				gemmNTChunked(bi, rows, jb, j0, ydat, raw.Stride, l[j0*n:], n, ydat[j0:], raw.Stride)
+				gemmNTChunked(rows, jb, j0, ydat, raw.Stride, l[j0*n:], n, ydat[j0:], raw.Stride)
 			}
 			bi.Dtrsm(blas.Right, blas.Lower, blas.Trans, blas.NonUnit, rows, jb, 1,
 				l[j0*n+j0:], n, ydat[j0:], raw.Stride)
@@ -394,7 +395,7 @@ func (c *CholFactor) bwdRows(y *mat.Dense) {
 			ydat := raw.Data[r0*raw.Stride:]
 			if rest > 0 {
 				// Y[:, J] −= Y[:, j1:n]·L[j1:n, J]
-				gemmNTChunked(bi, rows, jb, rest, ydat[j1:], raw.Stride, pack, max(rest, 1), ydat[j0:], raw.Stride)
+				gemmNTChunked(rows, jb, rest, ydat[j1:], raw.Stride, pack, max(rest, 1), ydat[j0:], raw.Stride)
 			}
 			bi.Dtrsm(blas.Right, blas.Lower, blas.NoTrans, blas.NonUnit, rows, jb, 1,
 				l[j0*n+j0:], n, ydat[j0:], raw.Stride)
@@ -402,15 +403,16 @@ func (c *CholFactor) bwdRows(y *mat.Dense) {
 	}
 }
 
-// gemmNTChunked sets C −= A·Bᵀ (C m×n, A m×k, B n×k, row-major) by gonum's
-// dgemm on fixed chunks of the inner dimension: dot products stay short
-// enough to run from cache, and the chunking does not depend on anything
-// but k, so the result is deterministic.
-func gemmNTChunked(bi blas.Float64, m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
+// gemmNTChunked sets C −= A·Bᵀ (C m×n, A m×k, B n×k, row-major) by dgemm
+// on fixed chunks of the inner dimension: dot products stay short enough
+// to run from cache, and the chunking does not depend on anything but k,
+// so the result is deterministic. Its callers run it on parallel tiles,
+// hence gemm.DgemmTile (no OpenBLAS threads inside the tiles).
+func gemmNTChunked(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int) {
 	const kc = 256
 	for k0 := 0; k0 < k; k0 += kc {
 		kb := min(kc, k-k0)
-		bi.Dgemm(blas.NoTrans, blas.Trans, m, n, kb, -1, a[k0:], lda, b[k0:], ldb, 1, c, ldc)
+		gemm.DgemmTile(blas.NoTrans, blas.Trans, m, n, kb, -1, a[k0:], lda, b[k0:], ldb, 1, c, ldc)
 	}
 }
 

@@ -10,11 +10,6 @@ import (
 	"gonum.org/v1/gonum/blas/gonum"
 )
 
-// Env is the environment variable that, set to "gonum", keeps gonum's own
-// Dgemm (for comparisons; the numbers then differ from the default
-// build's in the last bits).
-const Env = "DIMRED_GEMM"
-
 // installed reports whether init routed gonum's BLAS to the kernel.
 var installed bool
 

@@ -45,6 +45,8 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	gblas "gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/dimred/dimred/internal/gemm"
 )
 
 // BLAS is gonum's blas.Float64 with the level-3 routines and the
@@ -145,6 +147,13 @@ func (b BLAS) Dgemm(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float
 	if !okA || !okB || alpha == 0 || m*n*k < minFlops ||
 		!fits(len(a), ar, ac, lda) || !fits(len(bb), br, bc, ldb) || !fits(len(c), m, n, ldc) {
 		b.Implementation.Dgemm(tA, tB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
+		return
+	}
+	if gemm.Skinny(m, n) {
+		// A few vectors against a large matrix (Lanczos and CG steps, the
+		// regression's right-hand sides): OpenBLAS packs the large operand
+		// at every call, dimred's kernel reads it in place.
+		gemm.Dgemm(tA, tB, m, n, k, alpha, a, lda, bb, ldb, beta, c, ldc)
 		return
 	}
 	C.dr_dgemm(ta, tb, C.int(m), C.int(n), C.int(k), C.double(alpha), (*C.double)(&a[0]), C.int(lda),

@@ -12,6 +12,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/lapack"
 	glapack "gonum.org/v1/gonum/lapack/gonum"
+
+	"github.com/dimred/dimred/internal/gemm"
 )
 
 // Every override is checked against the embedded gonum routine on the
@@ -67,6 +69,34 @@ func TestLevel3MatchesGonum(t *testing.T) {
 			gb.Dgemm(tA, tB, m, n, k, 1.5, a, ac+pad, b, bc+pad, -0.5, want, n+pad)
 			ob.Dgemm(tA, tB, m, n, k, 1.5, a, ac+pad, b, bc+pad, -0.5, c, n+pad)
 			same(t, "Dgemm", c, want, tol)
+		}
+	}
+	// Skinny products (C with at most 12 rows or columns, against a large
+	// operand) run on dimred's kernel, which reads the large operand in
+	// place (gemm.Skinny): the same numbers to rounding, and exactly the
+	// kernel's bits.
+	for _, shape := range [][2]int{{9, 500}, {500, 4}, {1, 300}, {12, 13}} {
+		m, n := shape[0], shape[1]
+		for _, tA := range transposes {
+			for _, tB := range transposes {
+				ar, ac := stored(tA, m, 300)
+				br, bc := stored(tB, 300, n)
+				a, b := randSlice(ar*(ac+pad)), randSlice(br*(bc+pad))
+				c := randSlice(m * (n + pad))
+				want, kern := copyOf(c), copyOf(c)
+				gb.Dgemm(tA, tB, m, n, 300, 1.5, a, ac+pad, b, bc+pad, -0.5, want, n+pad)
+				ob.Dgemm(tA, tB, m, n, 300, 1.5, a, ac+pad, b, bc+pad, -0.5, c, n+pad)
+				same(t, "skinny Dgemm", c, want, tol)
+				if !gemm.Skinny(m, n) {
+					continue // no kernel on this CPU, or DIMRED_GEMM=gonum
+				}
+				gemm.Dgemm(tA, tB, m, n, 300, 1.5, a, ac+pad, b, bc+pad, -0.5, kern, n+pad)
+				for i := range c {
+					if math.Float64bits(c[i]) != math.Float64bits(kern[i]) {
+						t.Fatalf("skinny Dgemm %d×%d (%v, %v): element %d is %v, the kernel gives %v", m, n, tA, tB, i, c[i], kern[i])
+					}
+				}
+			}
 		}
 	}
 	for _, ul := range []blas.Uplo{blas.Upper, blas.Lower} {

@@ -152,7 +152,7 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 		nfeat--
 	}
 	if nfeat < 1 {
-		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one", ncols, quoteList(header, 10))
+		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one%s", ncols, quoteList(header, 10), sepHint(strings.Join(first, ""), cr.Comma))
 	}
 	featNames := make([]string, 0, nfeat)
 	for j, h := range header {
@@ -204,11 +204,34 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 		v, msg := parseNumber(s)
 		if msg != "" {
 			l, _ := c.cr.FieldPos(j)
-			return vals, "", 0, false, true, lineErr(c.name, l, "column %q: %s", short(c.header[j]), msg)
+			return vals, "", 0, false, true, lineErr(c.name, l, "column %q: %s%s", short(c.header[j]), msg, sepHint(s, c.cr.Comma))
 		}
 		vals = append(vals, v)
 	}
 	return vals, label, line, true, false, nil
+}
+
+// sepHint is the end of an error message about text that is one field
+// under the separator comma but looks like a row or header of a file with
+// another separator (a semicolon, as spreadsheets write in locales whose
+// decimal point is a comma; a tab; a bar), or like a number with a decimal
+// comma; "" otherwise.
+func sepHint(text string, comma rune) string {
+	for _, sep := range []rune{';', '\t', '|'} {
+		if sep == comma || !strings.ContainsRune(text, sep) {
+			continue
+		}
+		if sep == '\t' {
+			return "; it holds tabs: a tab-separated file? give --format-in tsv (Options.Format)"
+		}
+		return fmt.Sprintf("; it holds %q: a file separated by %q? give --sep '%c' (Options.Delimiter)", sep, sep, sep)
+	}
+	if comma != ',' && strings.ContainsRune(text, ',') {
+		if _, err := strconv.ParseFloat(strings.Replace(strings.TrimSpace(text), ",", ".", 1), 64); err == nil {
+			return "; numbers take a decimal point, not a decimal comma"
+		}
+	}
+	return ""
 }
 
 // readErr wraps an error of the CSV reader. Errors that already name the

@@ -136,10 +136,22 @@ func TestReadCSVErrors(t *testing.T) {
 		{"open quote", "label,a\n0,1\n1,\"2\n0,3\n1,4\n0,5\n", Options{}, []string{"in.csv:3", "not closed (the reader ran on to line 6)"}},
 		{"unknown class", "label,a\nx,1\nz,2\n", Options{Classes: []string{"x", "y"}}, []string{"in.csv:3", `label "z" is not one of the given classes`}},
 		{"no header bad index", "1,2\n", Options{NoHeader: true, LabelColumn: "a"}, []string{"1-based index"}},
+		// Files written with another separator say which, and how to read them.
+		{"semicolon file", "a;b;label\n1;2;x\n", Options{}, []string{"in.csv:1", "no feature columns", `it holds ';': a file separated by ';'? give --sep ';'`}},
+		{"tab file read as CSV", "a\tb\tlabel\n1\t2\tx\n", Options{}, []string{"in.csv:1", "a tab-separated file? give --format-in tsv"}},
+		{"bar file", "a|b|label\n1|2|x\n", Options{}, []string{"in.csv:1", `give --sep '|'`}},
+		{"semicolon row without labels", "a\n1;2\n", Options{NoLabels: true}, []string{"in.csv:2", `cannot parse "1;2"`, "separated by ';'"}},
+		{"decimal comma", "a;label\n1,5;x\n", Options{Delimiter: ';'}, []string{"in.csv:2", `cannot parse "1,5"`, "a decimal point, not a decimal comma"}},
 	}
 	for _, c := range cases {
 		_, err := readCSVString(c.in, c.opt)
 		wantErr(t, c.name, err, c.wants...)
+	}
+	// Nothing is hinted where nothing points to another separator.
+	for _, in := range []string{"label,a\n0,abc\n", "label\n1\n"} {
+		if _, err := readCSVString(in, Options{}); err == nil || strings.Contains(err.Error(), "--sep") || strings.Contains(err.Error(), "decimal comma") {
+			t.Errorf("%q: error %v, want one without a separator hint", in, err)
+		}
 	}
 	// A long bad field is quoted by its first 40 bytes and its length.
 	long := strings.Repeat("x", 5<<20)

@@ -342,6 +342,75 @@ func TestInterruptible(t *testing.T) {
 	}
 }
 
+// A file whose header holds the model's features and no label column is
+// embedded without labels (the label/class/last rule had taken its last
+// feature for the labels: "has 2 features, the model was fitted on 3");
+// with one more column, under any name and anywhere, that column is the
+// labels; the features in another order get the order's error, not a
+// wrong label column. transform, transform --stream and score agree, and
+// the rows' embedding is the same whichever way the file came.
+func TestTransformFindsLabelsByModelFeatures(t *testing.T) {
+	// Class indices as labels, which --stream reads (it cannot see every
+	// label before its first chunk).
+	body := [][]string{{"1", "2", "3", "0"}, {"2", "1", "5", "1"}, {"3", "4", "4", "0"}, {"5", "3", "1", "1"}, {"4", "4", "2", "0"}, {"6", "1", "3", "1"}}
+	table := func(name string, cols []int, header ...string) string {
+		var sb strings.Builder
+		sb.WriteString(strings.Join(header, ",") + "\n")
+		for _, r := range body {
+			f := make([]string, len(cols))
+			for i, c := range cols {
+				f[i] = r[c]
+			}
+			sb.WriteString(strings.Join(f, ",") + "\n")
+		}
+		return write(t, name, sb.String())
+	}
+	fitted := table("fit.csv", []int{0, 1, 2, 3}, "p", "q", "r", "label")
+	model := filepath.Join(t.TempDir(), "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", fitted, "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	st, want, errs := run(t, "transform", "--model", model, "-i", table("nolab0.csv", []int{0, 1, 2}, "p", "q", "r"), "--no-labels")
+	if st != 0 {
+		t.Fatalf("transform --no-labels: %s", errs)
+	}
+	st, wantLabelled, errs := run(t, "transform", "--model", model, "-i", fitted)
+	if st != 0 {
+		t.Fatalf("transform: %s", errs)
+	}
+	noLabels := table("nolab.csv", []int{0, 1, 2}, "p", "q", "r")
+	middle := table("mid.csv", []int{0, 3, 1, 2}, "p", "group", "q", "r")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string // the output, or "error: …"
+	}{
+		{"no label column", []string{"transform", "-i", noLabels}, want},
+		{"no label column, streamed", []string{"transform", "-i", noLabels, "--stream"}, want},
+		{"labels in the middle, another name", []string{"transform", "-i", middle}, wantLabelled},
+		{"labels in the middle, streamed", []string{"transform", "-i", middle, "--stream"}, wantLabelled},
+		{"reordered, no labels", []string{"transform", "-i", table("perm.csv", []int{1, 0, 2}, "q", "p", "r")}, `error: column 1 is "q", but the model took "p" there`},
+		{"score: labels in the middle", []string{"score", "-i", middle}, "QMI"},
+		{"score: no label column", []string{"score", "-i", noLabels}, "error: no labels"},
+	} {
+		st, out, errs := run(t, append([]string{c.args[0], "--model", model}, c.args[1:]...)...)
+		switch {
+		case strings.HasPrefix(c.want, "error: "):
+			if st == 0 || !strings.Contains(errs, strings.TrimPrefix(c.want, "error: ")) {
+				t.Errorf("%s: status %d, stderr %q, want an error with %q", c.name, st, errs, c.want)
+			}
+		case st != 0:
+			t.Errorf("%s: status %d: %s", c.name, st, errs)
+		case c.args[0] == "score":
+			if !strings.Contains(out, c.want) {
+				t.Errorf("%s: output %q lacks %q", c.name, out, c.want)
+			}
+		case out != c.want:
+			t.Errorf("%s: output\n%s\nwant\n%s", c.name, out, c.want)
+		}
+	}
+}
+
 // transform takes columns by position, so a file whose header names the
 // model's columns in another order, or other columns, is an error unless
 // --ignore-names (the audit's perm.csv was embedded silently wrong).

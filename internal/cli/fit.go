@@ -337,6 +337,15 @@ func runTransform(e *env, args []string) error {
 	if *stream {
 		return streamTransform(e, df, *modelPath, *out, format, *dims, *chunk, !*ignoreNames)
 	}
+	p, err := loadModel(*modelPath)
+	if err != nil {
+		return err
+	}
+	if !*ignoreNames {
+		if err := df.labelsByModel(p.FeatureNames); err != nil {
+			return err
+		}
+	}
 	ds, err := df.loadFrom(e.stdin)
 	if err != nil {
 		return err
@@ -345,7 +354,7 @@ func runTransform(e *env, args []string) error {
 	if *ignoreNames {
 		names = nil
 	}
-	z, err := e.applyModel("transform", *modelPath, ds, names, df.input, *dims)
+	z, err := e.applyModel("transform", p, *modelPath, ds, names, df.input, *dims)
 	if err != nil {
 		return err
 	}
@@ -407,11 +416,16 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	if strings.HasPrefix(df.input, "builtin:") || df.input == "" {
 		return usagef("--stream needs a CSV, TSV, LIBSVM or .npy file (-i FILE, or -i - for standard input)")
 	}
-	opt, err := df.options()
+	p, err := loadModel(modelPath)
 	if err != nil {
 		return err
 	}
-	p, err := loadModel(modelPath)
+	if checkNames {
+		if err := df.labelsByModel(p.FeatureNames); err != nil {
+			return err
+		}
+	}
+	opt, err := df.options()
 	if err != nil {
 		return err
 	}
@@ -501,16 +515,13 @@ type namedReader struct {
 
 func (r namedReader) Name() string { return r.name }
 
-// applyModel reads a model file and maps the rows of ds through its saved
-// preprocessing and projection.
+// applyModel maps the rows of ds through the model p (read from
+// modelPath): its saved preprocessing and projection.
 // names (nil: not checked) are the input's column names, which must be
 // the model's (method.Pipeline.CheckFeatureNames).
-func (e *env) applyModel(cmd, modelPath string, ds *data.Dataset, names []string, input string, dims int) (*mat.Dense, error) {
-	p, err := loadModel(modelPath)
+func (e *env) applyModel(cmd string, p *method.Pipeline, modelPath string, ds *data.Dataset, names []string, input string, dims int) (*mat.Dense, error) {
+	p, err := keepDims(p, dims)
 	if err != nil {
-		return nil, err
-	}
-	if p, err = keepDims(p, dims); err != nil {
 		return nil, err
 	}
 	if _, c := ds.Dims(); c != p.Features {

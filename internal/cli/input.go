@@ -3,6 +3,7 @@ package cli
 import (
 	"flag"
 	"io"
+	"strconv"
 	"strings"
 
 	"github.com/dimred/dimred/data"
@@ -62,6 +63,54 @@ func (d *dataFlags) options() (data.Options, error) {
 		opt.Delimiter = r[0]
 	}
 	return opt, nil
+}
+
+// labelsByModel picks the label column of a CSV or TSV input from the
+// feature names of the model it is to be embedded with, when the user
+// gave no label option: a header of exactly the model's features has no
+// label column (the label/class/last rule would take the last feature for
+// the labels, and the rows would then lack a feature); a header of the
+// model's features plus one other column takes that column as the labels,
+// wherever it stands. The features may be in another order here: the
+// model's check of the names then says so (method.Pipeline.
+// CheckFeatureNames), instead of a wrong label column. Any other header is
+// left to the rule. Standard input, a
+// headerless file, generated names and other formats are left alone.
+func (d *dataFlags) labelsByModel(featureNames []string) error {
+	if d.input == "-" || d.input == "" || strings.HasPrefix(d.input, "builtin:") ||
+		d.labelCol != "" || d.noLabels || d.noHeader || len(featureNames) == 0 || data.GeneratedNames(featureNames) {
+		return nil
+	}
+	opt, err := d.options()
+	if err != nil {
+		return err
+	}
+	opt.NoLabels = true
+	cols, err := data.ScanHeader(d.input, opt)
+	if err != nil || cols == nil {
+		return nil // not a CSV or TSV file, or one Load will report on
+	}
+	// The columns that are not model features, each model feature
+	// matched once.
+	left := make(map[string]int, len(featureNames))
+	for _, f := range featureNames {
+		left[f]++
+	}
+	var other []int
+	for j, c := range cols {
+		if left[c] > 0 {
+			left[c]--
+		} else {
+			other = append(other, j)
+		}
+	}
+	switch {
+	case len(cols) == len(featureNames) && len(other) == 0:
+		d.noLabels = true
+	case len(cols) == len(featureNames)+1 && len(other) == 1:
+		d.labelCol = strconv.Itoa(other[0] + 1)
+	}
+	return nil
 }
 
 // loadFrom is load, reading stdin for -i -.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/qmi"
 )
@@ -21,6 +22,18 @@ func runScore(e *env, args []string) error {
 	if *sigma < 0 {
 		return usagef("--sigma must be > 0 (or 0 for Silverman's rule), got %g", *sigma)
 	}
+	var p *method.Pipeline
+	if *modelPath != "" {
+		var err error
+		if p, err = loadModel(*modelPath); err != nil {
+			return err
+		}
+		if !*ignoreNames {
+			if err := df.labelsByModel(p.FeatureNames); err != nil {
+				return err
+			}
+		}
+	}
 	ds, err := df.load()
 	if err != nil {
 		return err
@@ -37,7 +50,7 @@ func runScore(e *env, args []string) error {
 		if *ignoreNames {
 			names = nil
 		}
-		if z, err = e.applyModel("score", *modelPath, ds, names, df.input, 0); err != nil {
+		if z, err = e.applyModel("score", p, *modelPath, ds, names, df.input, 0); err != nil {
 			return err
 		}
 	}

@@ -126,6 +126,19 @@ func maxAngle(t *testing.T, a, b mat.Matrix) float64 {
 	return ang[len(ang)-1]
 }
 
+// directions returns the matrix W of a linear map z = Wᵀ(x − μ) (− b).
+func directions(t *testing.T, m embed.Model) *mat.Dense {
+	t.Helper()
+	switch v := m.(type) {
+	case *embed.LinearModel:
+		return v.W
+	case *embed.AffineModel:
+		return v.W
+	}
+	t.Fatalf("a %T is not a linear map", m)
+	return nil
+}
+
 // sameColumnsUpToSign checks that the columns of got and want agree up to
 // sign, relative to each column's norm.
 func sameColumnsUpToSign(t *testing.T, what string, got, want *mat.Dense, tol float64) {
@@ -404,7 +417,7 @@ func TestLQMIMatchesDenseAlgorithm2(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w := f.(*Fitted).Model.(*embed.LinearModel).W
+		w := directions(t, f.(*Fitted).Model)
 		normalizeCols(v)
 		for j := 0; j < c-1; j++ {
 			if nj := mat.Norm(w.ColView(j), 2); math.Abs(nj-1) > 1e-12 {
@@ -430,6 +443,44 @@ func TestLQMIMatchesDenseAlgorithm2(t *testing.T) {
 		}
 	}
 	check("d>n default ridge", xs, ys, LQMI{}, DefaultLQMIRidge)
+	// More columns than rows go through the rows' span (fitWide), never
+	// forming the d×d scatter: the same directions as the dense formulas
+	// with either solver, and as the scatter route itself.
+	check("d>n ridge 0.05, dense", xs, ys, LQMI{Ridge: param.Set(0.05), Engine: Engine{Solver: embed.Dense}}, 0.05)
+	check("d>n ridge 0.05, regression", xs, ys, LQMI{Ridge: param.Set(0.05), Engine: Engine{Solver: embed.Regression}}, 0.05)
+	wide, err := LQMI{}.Fit(xs, ys, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := embed.ScatterOf(xs, ys, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaScatter, err := LQMI{}.fitScatter(sc, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := wide.(*Fitted).Model.(*embed.AffineModel); !ok {
+		t.Errorf("d>n: the model is a %T, want the PCA step folded into one affine map", wide.(*Fitted).Model)
+	}
+	sameColumnsUpToSign(t, "d>n: rows' span against the scatter route", directions(t, wide.(*Fitted).Model),
+		viaScatter.Model.(*embed.LinearModel).W, 1e-7)
+	// The same embedding of new rows (up to each column's sign).
+	xnew := mat.NewDense(5, 40, nil)
+	for i := 0; i < 5; i++ {
+		for j := 0; j < 40; j++ {
+			xnew.Set(i, j, rng.NormFloat64())
+		}
+	}
+	zw, err := wide.Transform(xnew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs, err := viaScatter.Transform(xnew)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameColumnsUpToSign(t, "d>n: new rows, rows' span against the scatter route", zw, zs, 1e-7)
 
 	// Unbalanced wine: LQMI and LDA still span the same subspace at C−1
 	// dimensions (S_t⁻¹·range(S_b) = S_w⁻¹·range(S_b)), though not the

@@ -271,7 +271,7 @@ func numericDescr(t, name string) (npyNumeric, error) {
 	if strings.Contains(t, "O") {
 		return npyNumeric{}, offsetErr(name, 8, "dtype %q is an array of Python objects (pickled), which dimred does not read; save numbers as a numeric dtype and class names as fixed-width strings (.astype(str))", t)
 	}
-	unsupported := offsetErr(name, 8, "unsupported dtype %q; want a float, integer, bool or fixed-width string array", t)
+	unsupported := offsetErr(name, 8, "unsupported dtype %q; want float16, float32 or float64, (unsigned) integers of 1 to 8 bytes, bool, or fixed-width strings", t)
 	m := numericDescrRE.FindStringSubmatch(t)
 	if m == nil {
 		return npyNumeric{}, unsupported
@@ -292,6 +292,8 @@ func numericDescr(t, name string) (npyNumeric, error) {
 		return each(8, func(b []byte) float64 { return math.Float64frombits(order.Uint64(b)) }), nil
 	case "f4":
 		return each(4, func(b []byte) float64 { return float64(math.Float32frombits(order.Uint32(b))) }), nil
+	case "f2":
+		return each(2, func(b []byte) float64 { return halfToFloat64(order.Uint16(b)) }), nil
 	case "i1":
 		return each(1, func(b []byte) float64 { return float64(int8(b[0])) }), nil
 	case "i2":
@@ -317,6 +319,26 @@ func numericDescr(t, name string) (npyNumeric, error) {
 		}), nil
 	}
 	return npyNumeric{}, unsupported
+}
+
+// halfToFloat64 returns the IEEE 754 binary16 number with bits h (NumPy's
+// float16, as half-precision features are saved), exactly.
+func halfToFloat64(h uint16) float64 {
+	sign := 1.0
+	if h&0x8000 != 0 {
+		sign = -1
+	}
+	exp, frac := int(h>>10&0x1f), float64(h&0x3ff)
+	switch exp {
+	case 0: // zero or subnormal: frac·2⁻²⁴
+		return sign * math.Ldexp(frac, -24)
+	case 0x1f:
+		if frac != 0 {
+			return math.NaN()
+		}
+		return math.Inf(int(sign))
+	}
+	return sign * math.Ldexp(1024+frac, exp-25)
 }
 
 // loadNPY builds the Dataset of a .npy file (contents b) and its optional

@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/hex"
 	"math"
 	"os"
 	"path/filepath"
@@ -40,6 +41,38 @@ func encodeValues(order binary.ByteOrder, v any) []byte {
 	return b.Bytes()
 }
 
+// float16: the bytes NumPy 1.24 wrote for
+// np.array([1, -2.5, 65504, 2**-24, 1/3, -0.0, 6.1e-5], dtype='<f2')
+// and the values it reads back (float(x)), subnormals and the largest
+// half included.
+func TestReadNPYFloat16(t *testing.T) {
+	raw, err := hex.DecodeString("003c00c1ff7b010055350080ff03")
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := ReadNPY(bytes.NewReader(rawNPY("<f2", false, "(7,)", raw)), "h.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1, -2.5, 65504, 5.960464477539063e-08, 0.333251953125, math.Copysign(0, -1), 6.097555160522461e-05}
+	for i, w := range want {
+		if g := x.At(i, 0); math.Float64bits(g) != math.Float64bits(w) {
+			t.Errorf("half %d: %v, NumPy reads %v", i, g, w)
+		}
+	}
+	for _, c := range []struct {
+		h    uint16
+		want float64
+	}{{0x7c00, math.Inf(1)}, {0xfc00, math.Inf(-1)}, {0x0000, 0}, {0x0400, math.Ldexp(1, -14)}, {0x03ff, math.Ldexp(1023, -24)}} {
+		if g := halfToFloat64(c.h); g != c.want {
+			t.Errorf("half %#04x: %v, want %v", c.h, g, c.want)
+		}
+	}
+	if !math.IsNaN(halfToFloat64(0x7e00)) {
+		t.Errorf("half 0x7e00 is not NaN")
+	}
+}
+
 func TestReadNPY(t *testing.T) {
 	want := mat.NewDense(2, 3, []float64{1, 2, 3, 4, 5, 6})
 	c := []float64{1, 2, 3, 4, 5, 6}
@@ -60,6 +93,8 @@ func TestReadNPY(t *testing.T) {
 		{"<u2", rawNPY("<u2", false, "(2, 3)", encodeValues(binary.LittleEndian, []uint16{1, 2, 3, 4, 5, 6}))},
 		{"<u4", rawNPY("<u4", false, "(2, 3)", encodeValues(binary.LittleEndian, []uint32{1, 2, 3, 4, 5, 6}))},
 		{"<u8", rawNPY("<u8", false, "(2, 3)", encodeValues(binary.LittleEndian, []uint64{1, 2, 3, 4, 5, 6}))},
+		{"<f2", rawNPY("<f2", false, "(2, 3)", encodeValues(binary.LittleEndian, []uint16{0x3c00, 0x4000, 0x4200, 0x4400, 0x4500, 0x4600}))},
+		{">f2 F", rawNPY(">f2", true, "(2, 3)", encodeValues(binary.BigEndian, []uint16{0x3c00, 0x4400, 0x4000, 0x4500, 0x4200, 0x4600}))},
 	}
 	for _, c := range cases {
 		x, err := ReadNPY(bytes.NewReader(c.b), "x.npy")

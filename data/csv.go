@@ -221,6 +221,10 @@ func sepHint(text string, comma rune) string {
 		if sep == comma || !strings.ContainsRune(text, sep) {
 			continue
 		}
+		if sep == '\t' && comma != ',' {
+			// --sep takes precedence over the format: it must go.
+			return "; it holds tabs: a tab-separated file? give --format-in tsv without --sep (Options.Format, with Options.Delimiter 0)"
+		}
 		if sep == '\t' {
 			return "; it holds tabs: a tab-separated file? give --format-in tsv (Options.Format)"
 		}

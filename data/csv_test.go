@@ -139,6 +139,7 @@ func TestReadCSVErrors(t *testing.T) {
 		// Files written with another separator say which, and how to read them.
 		{"semicolon file", "a;b;label\n1;2;x\n", Options{}, []string{"in.csv:1", "no feature columns", `it holds ';': a file separated by ';'? give --sep ';'`}},
 		{"tab file read as CSV", "a\tb\tlabel\n1\t2\tx\n", Options{}, []string{"in.csv:1", "a tab-separated file? give --format-in tsv"}},
+		{"tab file read with --sep ';'", "a\tb\tlabel\n1\t2\tx\n", Options{Delimiter: ';'}, []string{"in.csv:1", "give --format-in tsv without --sep"}},
 		{"bar file", "a|b|label\n1|2|x\n", Options{}, []string{"in.csv:1", `give --sep '|'`}},
 		{"semicolon row without labels", "a\n1;2\n", Options{NoLabels: true}, []string{"in.csv:2", `cannot parse "1;2"`, "separated by ';'"}},
 		{"decimal comma", "a;label\n1,5;x\n", Options{Delimiter: ';'}, []string{"in.csv:2", `cannot parse "1,5"`, "a decimal point, not a decimal comma"}},

@@ -262,19 +262,23 @@ func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lqmi: %w", err)
 	}
-	pre, z, err := preStep("lqmi", x, 0, true)
-	if err != nil {
-		return nil, err
-	}
 	n, d := x.Dims()
-	tr := 0.0 // tr(X̄ᵀX̄): the principal scores are centred
+	tr := 0.0 // tr(X̄ᵀX̄), which the orthonormal PCA step keeps
+	mu := embed.ColMeans(x)
 	for i := 0; i < n; i++ {
-		for _, v := range z.RawRowView(i) {
-			tr += v * v
+		for j, v := range x.RawRowView(i) {
+			tr += (v - mu[j]) * (v - mu[j])
 		}
 	}
 	if tr == 0 {
 		return nil, errors.New("lqmi: every training row is the same")
+	}
+	pre, z, err := preStep("lqmi", x, 0, true)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.ctx().Err(); err != nil {
+		return nil, fmt.Errorf("lqmi: %w", err)
 	}
 	ridge, set := m.Ridge.Get()
 	if !set {
@@ -286,7 +290,12 @@ func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 		prob.Solver = embed.Dense // as fitScatter: no safeguard ridge
 	}
 	m.Engine.apply(prob)
-	return finish("lqmi", pre, prob, z)
+	f, err := fitContext(m.ctx(), "lqmi", prob, z)
+	if err != nil {
+		return nil, err
+	}
+	f.Model = embed.Compose(pre, f.Model)
+	return f, nil
 }
 
 func init() {

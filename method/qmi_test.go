@@ -1,6 +1,8 @@
 package method
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -553,6 +555,29 @@ func TestQMIMethodsBadInput(t *testing.T) {
 	// The min_class hint is given for small classes only.
 	if _, err := (KQMI{}).Fit(x, []int{0, 0, 0, 0, 0, 0}, 0); err == nil || strings.Contains(err.Error(), "min_class") {
 		t.Errorf("one class: error %v should not mention min_class", err)
+	}
+	// More columns than rows (the rows' principal components): identical
+	// rows get the same message as through the scatter, and a cancelled
+	// context stops the fit.
+	wide := mat.NewDense(6, 10, nil)
+	for i := 0; i < 6; i++ {
+		for j := 0; j < 10; j++ {
+			wide.Set(i, j, float64(j))
+		}
+	}
+	if _, err := (LQMI{}).Fit(wide, []int{0, 0, 0, 1, 1, 1}, 0); err == nil || !strings.Contains(err.Error(), "every training row is the same") {
+		t.Errorf("lqmi, identical rows, d > n: error %v", err)
+	}
+	for i := 0; i < 6; i++ {
+		wide.Set(i, i, float64(i+1)*7)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (LQMI{Engine: Engine{Context: ctx}}).Fit(wide, []int{0, 0, 0, 1, 1, 1}, 0); !errors.Is(err, context.Canceled) {
+		t.Errorf("lqmi, d > n, cancelled context: error %v, want context.Canceled", err)
+	}
+	if _, err := (LQMI{}).Fit(wide, []int{0, 0, 0, 1, 1, 1}, 0); err != nil {
+		t.Errorf("lqmi, d > n: %v", err)
 	}
 	// min_class=1 accepts a class of one row (cross-validation folds of
 	// Ecoli).

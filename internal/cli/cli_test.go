@@ -409,6 +409,24 @@ func TestTransformFindsLabelsByModelFeatures(t *testing.T) {
 			t.Errorf("%s: output\n%s\nwant\n%s", c.name, out, c.want)
 		}
 	}
+	// Columns named by numbers (pandas' default names): the label column
+	// is named, not numbered, so "1" is not taken for the column named
+	// "1" (the review found transform and score failing on the very file
+	// the model was fitted on).
+	numFit := table("num.csv", []int{3, 0, 1, 2}, "label", "0", "1", "2")
+	numModel := filepath.Join(t.TempDir(), "num.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", numFit, "-o", numModel); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	numNoLabels := table("num_nolab.csv", []int{0, 1, 2}, "0", "1", "2")
+	for _, args := range [][]string{
+		{"transform", "-i", numFit}, {"transform", "-i", numFit, "--stream"}, {"score", "-i", numFit},
+		{"transform", "-i", numNoLabels}, {"transform", "-i", table("num_mid.csv", []int{0, 3, 1, 2}, "0", "y", "1", "2")},
+	} {
+		if st, _, errs := run(t, append([]string{args[0], "--model", numModel}, args[1:]...)...); st != 0 {
+			t.Errorf("numbered columns, %v: status %d: %s", args, st, errs)
+		}
+	}
 }
 
 // transform takes columns by position, so a file whose header names the

@@ -50,7 +50,8 @@ The columns of a CSV or TSV input must be the model's features, by name
 and in the fit's order (else an error; --ignore-names takes them by
 position). Without --label-col or --no-labels, a header of just the
 model's features is read without labels, and one with a single other
-column takes that column, under any name and anywhere, as the labels.
+column takes that column, under any name it holds once and anywhere, as
+the labels.
 
 examples:
   dimred transform --model gda.json -i builtin:wine -o z.csv

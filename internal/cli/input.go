@@ -3,7 +3,6 @@ package cli
 import (
 	"flag"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/dimred/dimred/data"
@@ -108,7 +107,19 @@ func (d *dataFlags) labelsByModel(featureNames []string) error {
 	case len(cols) == len(featureNames) && len(other) == 0:
 		d.noLabels = true
 	case len(cols) == len(featureNames)+1 && len(other) == 1:
-		d.labelCol = strconv.Itoa(other[0] + 1)
+		// By name, which resolveColumn matches exactly first: an index
+		// would be taken for a column's name where columns are named by
+		// numbers (pandas' default "0", "1", …). A name the header holds
+		// twice is left to the rule.
+		name, same := cols[other[0]], 0
+		for _, c := range cols {
+			if c == name {
+				same++
+			}
+		}
+		if same == 1 {
+			d.labelCol = name
+		}
 	}
 	return nil
 }

@@ -56,16 +56,18 @@ func DgemmTile(tA, tB blas.Transpose, m, n, k int, alpha float64, a []float64, l
 	blas64.Implementation().Dgemm(tA, tB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// MulTile sets dst = a·b as dst.Mul does (dst empty, or of the product's
-// shape and not overlapping a or b), for callers that run it inside a
-// parallel loop over tiles; a and b are *mat.Dense or their transposes
-// (mat.Transpose of a *mat.Dense), anything else goes to dst.Mul. The
+// MulTile sets dst = a·b as dst.Mul does, for callers that run it inside
+// a parallel loop over tiles; dst is empty or of the product's shape, and
+// must not share storage with a or b other than being one of them (dst.Mul
+// then works on a copy, as here; a partial overlap is not detected, where
+// dst.Mul panics). a and b are *mat.Dense or their transposes
+// (mat.Transpose of a *mat.Dense); anything else goes to dst.Mul. The
 // product runs on this package's kernel where it is available (see
 // forTiles), which in the pure-Go build is what dst.Mul does.
 func MulTile(dst *mat.Dense, a, b mat.Matrix) {
 	ga, ta, okA := general(a)
 	gb, tb, okB := general(b)
-	if !forTiles || !okA || !okB {
+	if !forTiles || !okA || !okB || isOrTransposes(a, dst) || isOrTransposes(b, dst) {
 		dst.Mul(a, b)
 		return
 	}
@@ -84,6 +86,15 @@ func MulTile(dst *mat.Dense, a, b mat.Matrix) {
 	}
 	raw := dst.RawMatrix()
 	Dgemm(ta, tb, r, c, k, 1, ga.Data, ga.Stride, gb.Data, gb.Stride, 0, raw.Data, raw.Stride)
+}
+
+// isOrTransposes reports whether m is d or its transpose.
+func isOrTransposes(m mat.Matrix, d *mat.Dense) bool {
+	if t, ok := m.(mat.Transpose); ok {
+		m = t.Matrix
+	}
+	v, ok := m.(*mat.Dense)
+	return ok && v == d
 }
 
 // general returns the storage of a *mat.Dense or of the transpose of

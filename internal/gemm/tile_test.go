@@ -93,6 +93,21 @@ func TestMulTileFallbackAndShapes(t *testing.T) {
 	if !mat.Equal(&got, &want) {
 		t.Fatalf("MulTile(a, SymDense) = %v, dst.Mul %v", mat.Formatted(&got), mat.Formatted(&want))
 	}
+	// dst one of the operands: dst.Mul's copy, the same numbers.
+	sq := mat.NewDense(5, 5, randSlice(r, 25))
+	b := mat.NewDense(5, 5, randSlice(r, 25))
+	c1, c2 := mat.DenseCopyOf(sq), mat.DenseCopyOf(sq)
+	MulTile(c1, c1, b)
+	c2.Mul(c2, b)
+	if !mat.Equal(c1, c2) {
+		t.Errorf("MulTile(c, c, b) = %v, c.Mul(c, b) %v", mat.Formatted(c1), mat.Formatted(c2))
+	}
+	c1, c2 = mat.DenseCopyOf(sq), mat.DenseCopyOf(sq)
+	MulTile(c1, b, c1.T())
+	c2.Mul(b, c2.T())
+	if !mat.Equal(c1, c2) {
+		t.Errorf("MulTile(c, b, cᵀ) = %v, c.Mul(b, cᵀ) %v", mat.Formatted(c1), mat.Formatted(c2))
+	}
 	for _, tc := range []struct {
 		name string
 		f    func()

@@ -390,6 +390,7 @@ func meanStd(v []float64) (float64, float64) {
 // the methods see, the labelled rows, and the inner test folds, as
 // positions in the outer training part.
 type innerPlan struct {
+	precomputed       bool  // Protocol.Precomputed
 	ymethod, labelled []int // methodLabels of the outer split
 	folds             [][]int
 	rows              int // labelled rows (each an inner test row once)
@@ -412,7 +413,7 @@ func planInner(ds *data.Dataset, p *Protocol, sp split, s, k int) (innerPlan, er
 	for i, r := range sp.train {
 		ytrain[i] = ds.Y[r]
 	}
-	var pl innerPlan
+	pl := innerPlan{precomputed: p.Precomputed}
 	pl.ymethod, pl.labelled = methodLabels(ytrain, p, s)
 	lab := pl.labelled
 	if lab == nil {
@@ -482,7 +483,8 @@ func (pl *innerPlan) prepare(pr *prepared, ds *data.Dataset, pre preprocess.Pipe
 	}
 	tr, te := ds.Subset(trRows), ds.Subset(teRows)
 	pr.ytrain, pr.ytest = tr.Y, te.Y
-	pr.fit(pre, tr.X, te.X)
+	trX, teX := splitRows(tr.X, te.X, trRows, pl.precomputed)
+	pr.fit(pre, trX, teX)
 }
 
 // grid is one method's candidate configurations.

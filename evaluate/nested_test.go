@@ -17,6 +17,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/internal/testdata"
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
 )
@@ -717,5 +718,83 @@ func TestNestedChooseClassifier(t *testing.T) {
 	}
 	if len(picked) < 2 {
 		t.Logf("every fold chose the same classifier (%v): the choice is checked, not exercised", picked)
+	}
+}
+
+// A precomputed Gram matrix (Protocol.Precomputed) is evaluated as the
+// rows it was computed from: each split hands its methods K[train, train]
+// and K[test, train], so GDA and KQMI with space=precomputed on the RBF
+// Gram matrix of scaled Wine give Run's and RunNested's numbers of the
+// same methods with the same kernel on the rows themselves (to rounding:
+// the Gram matrices are computed the same way, but by different code). A
+// non-square matrix or a preprocessing is refused.
+func TestPrecomputedGramMatchesRows(t *testing.T) {
+	ds := datasets.Wine()
+	fp, err := preprocess.Pipeline{preprocess.MinMax{}}.Fit(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := fp.Apply(ds.X)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := &data.Dataset{Name: "wine", X: x, Y: ds.Y, ClassNames: ds.ClassNames}
+	k, err := kernel.RBF(1).Gram(x, nil) // exp(−‖x − y‖²/2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gram := &data.Dataset{Name: "wine", X: k, Y: ds.Y, ClassNames: ds.ClassNames}
+	proto := func(space string) Protocol {
+		kv := map[string]string{"space": space}
+		if space == "exact" {
+			kv["sigma"] = "1"
+		}
+		return Protocol{Preprocess: "none", Folds: 3, Seed: 5, Precomputed: space == "precomputed",
+			Methods: []NamedMethod{
+				{"gda", mustMethod(t, "gda", kv)},
+				{"kqmi", mustMethod(t, "kqmi", kv)},
+			},
+			Classifiers: []classify.Classifier{classify.NCC{}, classify.KNN{K: 1}}}
+	}
+	want, err := Run(rows, proto("exact"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := Run(gram, proto("precomputed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range want.Results {
+		g := got.Results[i]
+		if g.Method != r.Method || g.Classifier != r.Classifier || len(g.ErrorsByDim) != len(r.ErrorsByDim) {
+			t.Fatalf("result %d: %s/%s with %d dims, want %s/%s with %d", i, g.Method, g.Classifier, len(g.ErrorsByDim), r.Method, r.Classifier, len(r.ErrorsByDim))
+		}
+		for d := range r.ErrorsByDim {
+			if math.Abs(g.ErrorsByDim[d]-r.ErrorsByDim[d]) > 1e-12 {
+				t.Errorf("%s/%s at %d dims: %v on the Gram matrix, %v on the rows", r.Method, r.Classifier, d+1, g.ErrorsByDim[d], r.ErrorsByDim[d])
+			}
+		}
+	}
+	o := NestedOptions{InnerFolds: 3, Grid: []GridParam{{Method: "gda", Key: "alpha", Values: []string{"0.01", "1"}}}}
+	nwant, err := RunNested(rows, proto("exact"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ngot, err := RunNested(gram, proto("precomputed"), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range nwant.Results {
+		if g := ngot.Results[i]; math.Abs(g.Error-r.Error) > 1e-12 || !reflect.DeepEqual(g.Folds, r.Folds) {
+			t.Errorf("nested %s/%s: %v (folds %+v) on the Gram matrix, %v (folds %+v) on the rows", r.Method, r.Classifier, g.Error, g.Folds, r.Error, r.Folds)
+		}
+	}
+	bad := proto("precomputed")
+	if _, err := Run(rows, bad); err == nil || !strings.Contains(err.Error(), "n×n Gram matrix, got 178×13") {
+		t.Errorf("rows as a Gram matrix: error %v", err)
+	}
+	bad.Preprocess = "minmax"
+	if _, err := Run(gram, bad); err == nil || !strings.Contains(err.Error(), `preprocessing "minmax" would change the Gram matrix`) {
+		t.Errorf("scaled Gram matrix: error %v", err)
 	}
 }

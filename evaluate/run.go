@@ -70,6 +70,15 @@ type Protocol struct {
 	// the embeddings of the labelled training rows only.
 	Unlabeled float64
 
+	// Precomputed says the rows are a precomputed n×n Gram matrix
+	// (methods with space=precomputed): each split then gives its
+	// methods the Gram matrix of its training rows, K[train, train], and
+	// the kernel values of its test rows against them, K[test, train]
+	// (scikit-learn's cross-validation of precomputed kernels does the
+	// same), where it otherwise takes whole rows. The matrix must be
+	// square, and Preprocess none.
+	Precomputed bool
+
 	// MaxDims caps the number of output dimensions evaluated; 0 means all
 	// the method produces. Each method is fitted with dims = MaxDims; if
 	// that fails (a method that cannot produce so many), it is refitted
@@ -139,6 +148,9 @@ func (p *Protocol) Describe() string {
 	s += fmt.Sprintf(", seed %d", p.Seed)
 	if pre := p.Preprocess; pre != "" && pre != "none" {
 		s += ", preprocessing " + pre
+	}
+	if p.Precomputed {
+		s += ", rows of a precomputed Gram matrix (K[train, train], K[test, train] per split)"
 	}
 	if p.MaxDims > 0 {
 		s += fmt.Sprintf(", at most %d dimensions", p.MaxDims)
@@ -368,6 +380,14 @@ func start(ds *data.Dataset, p *Protocol) (*started, error) {
 	if st.pre, err = p.validate(); err != nil {
 		return nil, err
 	}
+	if p.Precomputed {
+		if st.n != st.d {
+			return nil, fmt.Errorf("evaluate: precomputed kernel: the rows must be the n×n Gram matrix, got %d×%d", st.n, st.d)
+		}
+		if len(st.pre) > 0 {
+			return nil, fmt.Errorf("evaluate: precomputed kernel: preprocessing %q would change the Gram matrix; use none", p.Preprocess)
+		}
+	}
 	if p.PerClass == 0 {
 		if err := checkSingletons(ds, name); err != nil {
 			return nil, err
@@ -549,7 +569,32 @@ func prepare(pr *prepared, ds *data.Dataset, pre preprocess.Pipeline, sp split, 
 	tr, te := ds.Subset(sp.train), ds.Subset(sp.test)
 	pr.ytrain, pr.ytest = tr.Y, te.Y
 	pr.ymethod, pr.labelled = methodLabels(pr.ytrain, p, index)
-	pr.fit(pre, tr.X, te.X)
+	trX, teX := splitRows(tr.X, te.X, sp.train, p.Precomputed)
+	pr.fit(pre, trX, teX)
+}
+
+// splitRows returns a split's training and test rows as the methods take
+// them: the rows themselves, or for a precomputed Gram matrix their
+// columns of the training rows, K[train, train] and K[test, train].
+func splitRows(tr, te *mat.Dense, train []int, precomputed bool) (*mat.Dense, *mat.Dense) {
+	if !precomputed {
+		return tr, te
+	}
+	cols := func(x *mat.Dense) *mat.Dense {
+		r, _ := x.Dims()
+		if x.IsEmpty() {
+			return x
+		}
+		out := mat.NewDense(r, len(train), nil)
+		for i := 0; i < r; i++ {
+			row, dst := x.RawRowView(i), out.RawRowView(i)
+			for k, j := range train {
+				dst[k] = row[j]
+			}
+		}
+		return out
+	}
+	return cols(tr), cols(te)
 }
 
 // methodLabels returns the training labels of split index as the methods

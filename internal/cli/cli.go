@@ -232,6 +232,26 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 	return given
 }
 
+// precomputedScale returns the preprocessing of a run of methods with
+// parameters kvs, and whether one of them takes a precomputed kernel
+// (-p space=precomputed): its input rows are a Gram matrix, which no
+// scaling applies to (min-max scaling its columns made it unsymmetric,
+// and the fit failed with "the Gram matrix is not symmetric"). The
+// default --scale then becomes none, and any other --scale is an error.
+func precomputedScale(fs *flag.FlagSet, scale string, kvs []map[string]string) (string, bool, error) {
+	pre := false
+	for _, kv := range kvs {
+		pre = pre || kv["space"] == "precomputed"
+	}
+	switch {
+	case !pre:
+		return scale, false, nil
+	case flagGiven(fs, "scale") && scale != "none":
+		return "", true, usagef("--scale %s with -p space=precomputed: the input rows are a Gram matrix, whose columns are not features to scale; leave --scale out (none)", scale)
+	}
+	return "none", true, nil
+}
+
 // multiFlag collects repeated -p key=value flags.
 type multiFlag []string
 

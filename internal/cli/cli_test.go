@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -461,5 +462,59 @@ func TestTransformChecksColumnNames(t *testing.T) {
 		case c.want != "" && (st == 0 || !strings.Contains(errs, c.want) || !strings.Contains(errs, "--ignore-names")):
 			t.Errorf("%s: status %d, message %q lacks %q", c.name, st, errs, c.want)
 		}
+	}
+}
+
+// -p space=precomputed: the input rows are a Gram matrix, so --scale
+// defaults to none (the default min-max scaling made it unsymmetric and
+// the fit failed), another --scale is a usage error, and eval
+// cross-validates it by K[train, train] and K[test, train]: the same
+// table as the rows with the same kernel.
+func TestPrecomputedKernelCommands(t *testing.T) {
+	dir := t.TempDir()
+	// Three overlapping classes of 10 rows, so that the errors are not 0.
+	const n = 30
+	rng := rand.New(rand.NewPCG(4, 2))
+	xs := make([]float64, 2*n)
+	for i := range xs {
+		xs[i] = rng.NormFloat64() + 0.8*float64(i/2/10)
+	}
+	var rows, gram strings.Builder
+	rows.WriteString("a,b,label\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&rows, "%.17g,%.17g,%d\n", xs[2*i], xs[2*i+1], i/10)
+	}
+	for j := 0; j < n; j++ {
+		fmt.Fprintf(&gram, "k%d,", j)
+	}
+	gram.WriteString("label\n")
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			dx, dy := xs[2*i]-xs[2*j], xs[2*i+1]-xs[2*j+1]
+			fmt.Fprintf(&gram, "%.17g,", math.Exp(-(dx*dx+dy*dy)/2))
+		}
+		fmt.Fprintf(&gram, "%d\n", i/10)
+	}
+	rowsFile, gramFile := write(t, "rows.csv", rows.String()), write(t, "gram.csv", gram.String())
+	if st, _, errs := run(t, "fit", "-m", "gda", "-p", "space=precomputed", "-i", gramFile, "-o", filepath.Join(dir, "g.json")); st != 0 {
+		t.Errorf("fit on a Gram matrix with the default --scale: status %d: %s", st, errs)
+	}
+	if st, _, errs := run(t, "fit", "-m", "gda", "-p", "space=precomputed", "-i", gramFile, "--scale", "minmax", "-o", filepath.Join(dir, "g.json")); st != 2 || !strings.Contains(errs, "--scale minmax with -p space=precomputed") {
+		t.Errorf("fit with --scale minmax on a Gram matrix: status %d: %s", st, errs)
+	}
+	st, onGram, errs := run(t, "eval", "-m", "gda,kqmi", "-p", "space=precomputed", "-i", gramFile, "--cv", "3", "--format", "csv")
+	if st != 0 {
+		t.Fatalf("eval on a Gram matrix: status %d: %s", st, errs)
+	}
+	st, onRows, errs := run(t, "eval", "-m", "gda,kqmi", "-p", "sigma=1", "-i", rowsFile, "--cv", "3", "--scale", "none", "--format", "csv")
+	if st != 0 {
+		t.Fatalf("eval on the rows: status %d: %s", st, errs)
+	}
+	// The first column names the data set (gram, rows).
+	if strings.ReplaceAll(onGram, "\ngram,", "\n") != strings.ReplaceAll(onRows, "\nrows,", "\n") || !strings.Contains(onRows, "\nrows,") {
+		t.Errorf("eval on the Gram matrix:\n%s\non the rows:\n%s", onGram, onRows)
+	}
+	if !strings.Contains(onRows, ",0.") {
+		t.Errorf("the rows' errors are all 0 or 1, which checks little:\n%s", onRows)
 	}
 }

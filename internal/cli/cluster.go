@@ -148,6 +148,9 @@ func runCluster(e *env, args []string) error {
 			return err
 		}
 		m, kv = ms[0], kvs[0]
+		if *scale, _, err = precomputedScale(fs, *scale, kvs); err != nil {
+			return err
+		}
 	} else if len(params) > 0 {
 		return usagef("-p: -m none has no parameters")
 	}

@@ -87,6 +87,9 @@ func runEval(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if proto.Preprocess, proto.Precomputed, err = precomputedScale(fs, *scale, kvs); err != nil {
+		return err
+	}
 	for i, m := range ms {
 		proto.Methods = append(proto.Methods, evaluate.NamedMethod{Name: names[i], Method: m})
 	}

@@ -78,6 +78,9 @@ func runFit(e *env, args []string) error {
 		return err
 	}
 	m, kv := ms[0], kvs[0]
+	if *scale, _, err = precomputedScale(fs, *scale, kvs); err != nil {
+		return err
+	}
 	prog := e.newProgress("fit")
 	var emLine func(string) // iterative methods: one line per iteration (timestamped off a terminal), unless --quiet
 	if prog != nil {

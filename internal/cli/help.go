@@ -100,7 +100,10 @@ memory of that many fits exceeds the available memory. Ctrl-C stops it
 without output. --dims scores listed dimensions only (e.g. 5,10,20): a
 method whose k-dimensional fit is not the first k columns of a larger one
 (MIE, BERE and their kernel forms, MKL-SR) is then fitted once per listed
-dimension instead of once per dimension up to --max-dims.
+dimension instead of once per dimension up to --max-dims. With -p
+space=precomputed the input rows are an n×n Gram matrix: each split gives
+the methods K[train, train] and K[test, train], and --scale is none (as
+for fit and cluster).
 
 The minimum over dimensions picks the dimension on the test folds, as the
 papers do. --nested instead chooses it on --inner-folds stratified folds of

@@ -101,6 +101,24 @@ func (d *Dataset) Subset(idx []int) *Dataset {
 	return &Dataset{Name: d.Name, X: x, Y: y, FeatureNames: d.FeatureNames, ClassNames: d.ClassNames}
 }
 
+// Columns returns a new matrix of the columns cols of x, in that order
+// (the columns of a precomputed Gram matrix that belong to a subset of
+// its rows).
+func Columns(x *mat.Dense, cols []int) *mat.Dense {
+	r, _ := x.Dims()
+	if r == 0 || len(cols) == 0 {
+		return &mat.Dense{}
+	}
+	out := mat.NewDense(r, len(cols), nil)
+	for i := 0; i < r; i++ {
+		row, dst := x.RawRowView(i), out.RawRowView(i)
+		for k, j := range cols {
+			dst[k] = row[j]
+		}
+	}
+	return out
+}
+
 // CheckFinite returns an error naming what, the row and the column (1-based)
 // of the first NaN or Inf entry of x.
 func CheckFinite(what string, x mat.Matrix) error {

@@ -581,18 +581,10 @@ func splitRows(tr, te *mat.Dense, train []int, precomputed bool) (*mat.Dense, *m
 		return tr, te
 	}
 	cols := func(x *mat.Dense) *mat.Dense {
-		r, _ := x.Dims()
 		if x.IsEmpty() {
 			return x
 		}
-		out := mat.NewDense(r, len(train), nil)
-		for i := 0; i < r; i++ {
-			row, dst := x.RawRowView(i), out.RawRowView(i)
-			for k, j := range train {
-				dst[k] = row[j]
-			}
-		}
-		return out
+		return data.Columns(x, train)
 	}
 	return cols(tr), cols(te)
 }

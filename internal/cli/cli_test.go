@@ -517,4 +517,10 @@ func TestPrecomputedKernelCommands(t *testing.T) {
 	if !strings.Contains(onRows, ",0.") {
 		t.Errorf("the rows' errors are all 0 or 1, which checks little:\n%s", onRows)
 	}
+	// --subsample keeps the chosen rows' columns of the Gram matrix.
+	_, onGram, errs = run(t, "eval", "-m", "gda", "-p", "space=precomputed", "-i", gramFile, "--cv", "3", "--subsample", "15", "--format", "csv")
+	_, onRows, errs2 := run(t, "eval", "-m", "gda", "-p", "sigma=1", "-i", rowsFile, "--cv", "3", "--subsample", "15", "--scale", "none", "--format", "csv")
+	if onGram == "" || strings.ReplaceAll(onGram, "\ngram,", "\n") != strings.ReplaceAll(onRows, "\nrows,", "\n") {
+		t.Errorf("--subsample 15: on the Gram matrix:\n%s%s\non the rows:\n%s%s", onGram, errs, onRows, errs2)
+	}
 }

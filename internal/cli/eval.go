@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
 )
@@ -110,7 +111,16 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--subsample: %w", err)
 		}
+		square := false
+		if n, d := ds.Dims(); n == d {
+			square = true
+		}
 		ds = ds.Subset(idx)
+		if proto.Precomputed && square {
+			// A Gram matrix keeps the chosen rows' columns too (one
+			// that is not square is refused by evaluate).
+			ds.X = data.Columns(ds.X, idx)
+		}
 	}
 	prog := e.newProgress("eval")
 	proto.Progress = func(done, total int) { prog.update(done, total, "fits") }
@@ -252,3 +262,4 @@ const defaultScale = "minmax"
 // seconds instead of hours. The papers' tables use at most the input
 // dimension, which the reproduction protocols pass explicitly.
 const defaultEvalDims = 100
+

@@ -262,4 +262,3 @@ const defaultScale = "minmax"
 // seconds instead of hours. The papers' tables use at most the input
 // dimension, which the reproduction protocols pass explicitly.
 const defaultEvalDims = 100
-

@@ -85,6 +85,9 @@ func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool)
 	if err != nil {
 		return nil, nil, err
 	}
+	if s.Params["space"] == SpacePrecomputed && len(spec) > 0 {
+		return nil, nil, fmt.Errorf("%s: scale %q with space=precomputed: the rows are a Gram matrix, whose columns are not features to scale; use none", s.Method, s.Scale)
+	}
 	pre, err := spec.Fit(ds.X)
 	if err != nil {
 		return nil, nil, err

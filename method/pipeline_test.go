@@ -21,6 +21,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/preprocess"
 )
 
@@ -558,5 +559,27 @@ func TestLoadLiftedRouteEnvelopeErrors(t *testing.T) {
 	g, _, err := load(bytes.NewReader(odd.Bytes()), "m.json")
 	if err != nil || g.Params["float64le"] != f.Params["float64le"] {
 		t.Errorf("a file with a float64le parameter: %v", err)
+	}
+}
+
+// A pipeline of a precomputed kernel takes the Gram matrix unscaled:
+// scaling its columns is refused by name, before the fit (it made the
+// matrix unsymmetric, and the fit failed on that).
+func TestPipelineSpecPrecomputedScale(t *testing.T) {
+	x := mat.NewDense(6, 2, []float64{0, 0, 0.1, 0.2, 0.2, 0.1, 2, 2, 2.1, 2.2, 2.2, 2.1})
+	k, err := kernel.RBF(1).Gram(x, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds := &data.Dataset{X: k, Y: []int{0, 0, 0, 1, 1, 1}}
+	spec := PipelineSpec{Method: "gda", Params: map[string]string{"space": "precomputed"}, Scale: "minmax"}
+	if _, err := spec.Fit(context.Background(), ds); err == nil || !strings.Contains(err.Error(), `scale "minmax" with space=precomputed`) {
+		t.Errorf("minmax on a Gram matrix: error %v", err)
+	}
+	for _, sc := range []string{"", "none"} {
+		spec.Scale = sc
+		if _, err := spec.Fit(context.Background(), ds); err != nil {
+			t.Errorf("scale %q on a Gram matrix: %v", sc, err)
+		}
 	}
 }

@@ -30,7 +30,7 @@ func (Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error)
 	}
 	n, m := x.Dims()
 	if n != m {
-		return nil, fmt.Errorf("precomputed kernel: the training input must be the n×n Gram matrix, got %d×%d", n, m)
+		return nil, fmt.Errorf("precomputed kernel: the training input must be the n×n Gram matrix, got %d×%d (rows left out after the matrix was made, such as unlabelled rows a supervised method drops or rows a reader's class or missing-value filter drops, must take their columns with them)", n, m)
 	}
 	big := 0.0
 	for i := 0; i < n; i++ {

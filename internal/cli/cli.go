@@ -18,6 +18,7 @@ import (
 	"github.com/dimred/dimred/internal/version"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
+	"github.com/dimred/dimred/preprocess"
 )
 
 type env struct {
@@ -238,16 +239,25 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // scaling applies to (min-max scaling its columns made it unsymmetric,
 // and the fit failed with "the Gram matrix is not symmetric"). The
 // default --scale then becomes none, and any other --scale is an error.
+// Every method of the run must then take the Gram matrix: another method
+// would get its columns as features.
 func precomputedScale(fs *flag.FlagSet, scale string, kvs []map[string]string) (string, bool, error) {
-	pre := false
+	pre := 0
 	for _, kv := range kvs {
-		pre = pre || kv["space"] == "precomputed"
+		if kv["space"] == "precomputed" {
+			pre++
+		}
 	}
 	switch {
-	case !pre:
+	case pre == 0:
 		return scale, false, nil
-	case flagGiven(fs, "scale") && scale != "none":
-		return "", true, usagef("--scale %s with -p space=precomputed: the input rows are a Gram matrix, whose columns are not features to scale; leave --scale out (none)", scale)
+	case pre < len(kvs):
+		return "", true, usagef("-p space=precomputed for %d of the %d methods: the input rows are a Gram matrix for every method or for none (the others would take its columns as features); run them apart", pre, len(kvs))
+	}
+	if flagGiven(fs, "scale") {
+		if p, err := preprocess.Parse(scale); err != nil || len(p) > 0 {
+			return "", true, usagef("--scale %s with -p space=precomputed: the input rows are a Gram matrix, whose columns are not features to scale; leave --scale out (none)", scale)
+		}
 	}
 	return "none", true, nil
 }

@@ -517,6 +517,23 @@ func TestPrecomputedKernelCommands(t *testing.T) {
 	if !strings.Contains(onRows, ",0.") {
 		t.Errorf("the rows' errors are all 0 or 1, which checks little:\n%s", onRows)
 	}
+	// The Gram matrix is every method's input or none's; a grid cannot
+	// make it one candidate's; "None" is none.
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-m", "gda,pca", "-p", "gda.space=precomputed"}, "space=precomputed for 1 of the 2 methods"},
+		{[]string{"-m", "gda", "--nested", "--grid", "space=exact,precomputed"}, "--grid space=exact,precomputed: a precomputed kernel"},
+		{[]string{"-m", "gda", "-p", "space=precomputed", "--scale", "unit"}, "--scale unit with -p space=precomputed"},
+	} {
+		if st, _, errs := run(t, append([]string{"eval", "-i", gramFile, "--cv", "3"}, c.args...)...); st != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("eval %v: status %d, stderr %q, want a usage error with %q", c.args, st, errs, c.want)
+		}
+	}
+	if st, _, errs := run(t, "eval", "-m", "gda", "-p", "space=precomputed", "-i", gramFile, "--cv", "3", "--scale", "None"); st != 0 {
+		t.Errorf("eval --scale None on a Gram matrix: status %d: %s", st, errs)
+	}
 	// --subsample keeps the chosen rows' columns of the Gram matrix.
 	_, onGram, errs = run(t, "eval", "-m", "gda", "-p", "space=precomputed", "-i", gramFile, "--cv", "3", "--subsample", "15", "--format", "csv")
 	_, onRows, errs2 := run(t, "eval", "-m", "gda", "-p", "sigma=1", "-i", rowsFile, "--cv", "3", "--subsample", "15", "--scale", "none", "--format", "csv")

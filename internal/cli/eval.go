@@ -225,6 +225,9 @@ func gridParams(flags []string, names []string) ([]evaluate.GridParam, error) {
 				if len(vs) == 0 {
 					return nil, usagef("--grid %s=%s: no values; give key=v1,v2,...", k, v)
 				}
+				if k == "space" && slices.Contains(vs, "precomputed") {
+					return nil, usagef("--grid space=%s: a precomputed kernel makes the input rows a Gram matrix, for every candidate or none; give -p space=precomputed", v)
+				}
 				out = append(out, evaluate.GridParam{Method: names[i], Key: k, Values: vs})
 			}
 		}

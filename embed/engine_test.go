@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
@@ -1194,6 +1195,56 @@ func TestTrainProductAnnounced(t *testing.T) {
 		want := fmt.Sprintf("embedding of the training rows: %d×%d by %d×%d", n, n, n, k)
 		if got := slices.Contains(lines, want); got != c.want {
 			t.Errorf("dims %d (%d kept): line %q announced %v, want %v; lines %q", c.dims, k, want, got, c.want, lines)
+		}
+	}
+}
+
+// A linear problem with more columns than rows goes to the dense route
+// on the span of the rows (solve.wide) without forming p×p matrices: its
+// directions and eigenvalues are those of the p×p generalized
+// eigenproblem (X̄ᵀ·A·X̄)·v = λ·(X̄ᵀX̄ + ε·I)·v, formed here explicitly on
+// a small case, to 1e-8 (directions up to sign, unit-normalised).
+func TestDenseWideMatchesFormedProblem(t *testing.T) {
+	const n, p, eps = 15, 25, 0.1
+	rng := rand.New(rand.NewPCG(8, 3))
+	x := mat.NewDense(n, p, nil)
+	y := make([]int, n)
+	for i := 0; i < n; i++ {
+		y[i] = i % 3
+		for j := 0; j < p; j++ {
+			x.Set(i, j, rng.NormFloat64()+float64(y[i]*(j%2)))
+		}
+	}
+	obj := graph.BetweenClass(y)
+	res, err := (&Problem{Space: Linear{}, Objective: obj, Constraint: graph.Identity(n), Ridge: eps,
+		Dims: 2, Solver: Dense, Norm: NormUnit}).Fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	xc := CenterRows(x, ColMeans(x))
+	var a, b mat.Dense
+	a.Mul(xc.T(), obj.Apply(xc))
+	b.Mul(xc.T(), xc)
+	for i := 0; i < p; i++ {
+		b.Set(i, i, b.At(i, i)+eps)
+	}
+	vals, v, err := linalg.GenSymEig(linalg.Symmetrize(&a), linalg.Symmetrize(&b), 2, linalg.GenOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.Model.(*LinearModel).W
+	for j := 0; j < 2; j++ {
+		if math.Abs(res.Values[j]-vals[j]) > 1e-8*math.Abs(vals[0]) {
+			t.Errorf("eigenvalue %d: %v, the formed problem gives %v", j, res.Values[j], vals[j])
+		}
+		got, want := mat.Col(nil, j, w), mat.Col(nil, j, v)
+		nw := math.Sqrt(floats.Dot(want, want))
+		dot := floats.Dot(got, want)
+		sign := math.Copysign(1/nw, dot)
+		for i := range got {
+			if math.Abs(got[i]-sign*want[i]) > 1e-8 {
+				t.Fatalf("direction %d, entry %d: %v, the formed problem gives %v", j, i, got[i], sign*want[i])
+			}
 		}
 	}
 }

@@ -205,8 +205,8 @@ func whitenedKPCA(kp KPCA, x *mat.Dense, cut float64) (embed.Model, error) {
 // spectral regression (exact here, as for KQMI: the solution lies in
 // (X̄ᵀX̄ + εI)⁻¹·X̄ᵀ·span(Y)); without one it is the d×d dense generalized
 // eigenproblem. Solver overrides the choice. With more columns than rows
-// the problem is solved on the rows' principal components (fitWide), never
-// forming a d×d matrix.
+// the problem is solved on the span of the rows (fitWide), never forming a
+// d×d matrix.
 type LQMI struct {
 	Ridge        param.Opt[float64]
 	MinClassRows int // zero: 2
@@ -248,22 +248,19 @@ func (m LQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 
 // fitWide fits LQMI on more columns than rows without the d×d scatter
 // matrices (20 000 columns: 3.2 GB each, and a d×d solve; 97 s and 13 GB
-// for 300 rows): the rows are first projected losslessly on their
-// principal components (at most n − 1, an orthonormal basis of the span
-// of the centred rows, preStep), and the same problem is solved there from
-// the QMI graph, X̄ᵀ·M'·X̄ and X̄ᵀ·X̄ + ε·I in those coordinates. Directions
-// outside the span have a zero objective and (X̄ᵀX̄ + εI)⁻¹·X̄ᵀ·Y lies in
-// it; an orthonormal basis keeps εI, unit lengths and tr(X̄ᵀX̄), so the
-// solution is the scatter route's. X̄ᵀX̄ is singular here (rank ≤ n − 1 <
-// d): the ridge defaults to DefaultLQMIRidge, relative to tr(X̄ᵀX̄)/d with
-// d the input's columns, as there.
+// for 300 rows): the same problem from the QMI graph and the identity on
+// the rows, X̄ᵀ·M'·X̄ and X̄ᵀ·X̄ + ε·I, which the engine solves on the span
+// of the rows (the regression route by its n-dimensional systems, the
+// dense route in the rows' coordinates: embed's wide solve). X̄ᵀX̄ is
+// singular here (rank ≤ n − 1 < d): the ridge defaults to
+// DefaultLQMIRidge, relative to tr(X̄ᵀX̄)/d as in the scatter route.
 func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 	g, err := graph.QMI(y)
 	if err != nil {
 		return nil, fmt.Errorf("lqmi: %w", err)
 	}
 	n, d := x.Dims()
-	tr := 0.0 // tr(X̄ᵀX̄), which the orthonormal PCA step keeps
+	tr := 0.0 // tr(X̄ᵀX̄)
 	mu := embed.ColMeans(x)
 	for i := 0; i < n; i++ {
 		for j, v := range x.RawRowView(i) {
@@ -272,13 +269,6 @@ func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 	}
 	if tr == 0 {
 		return nil, errors.New("lqmi: every training row is the same")
-	}
-	pre, z, err := preStep("lqmi", x, 0, true)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.ctx().Err(); err != nil {
-		return nil, fmt.Errorf("lqmi: %w", err)
 	}
 	ridge, set := m.Ridge.Get()
 	if !set {
@@ -290,12 +280,7 @@ func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 		prob.Solver = embed.Dense // as fitScatter: no safeguard ridge
 	}
 	m.Engine.apply(prob)
-	f, err := fitContext(m.ctx(), "lqmi", prob, z)
-	if err != nil {
-		return nil, err
-	}
-	f.Model = embed.Compose(pre, f.Model)
-	return f, nil
+	return fitContext(m.ctx(), "lqmi", prob, x)
 }
 
 func init() {

@@ -260,7 +260,7 @@ func ScaleOutputs(m Model, scale []float64) (Model, error) {
 		}
 		return &NystromModel{Kernel: t.Kernel, Landmarks: t.Landmarks, A: scaleCols(t.A), Offset: off}, nil
 	case *PrecomputedModel:
-		return &PrecomputedModel{Center: t.Center, A: scaleCols(t.A)}, nil
+		return t.withA(scaleCols(t.A)), nil
 	}
 	w := mat.NewDense(tm.Dims(), k, nil)
 	for j := 0; j < k; j++ {

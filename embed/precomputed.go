@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/kernel"
 )
 
@@ -18,19 +19,42 @@ import (
 // values between new points and the n training points. Everything else is
 // the kernel space: K̃ = H·K·H, coefficients in the dual, test rows
 // centred with the training statistics.
-type Precomputed struct{}
+//
+// Cols, when set, names the columns of the input that are the training
+// points: the rows given to Prepare are then K[Cols, all] (one row per
+// training point, in the order of Cols) and the model takes kernel rows
+// with all the columns, selecting Cols itself. This is how a supervised
+// method fits on the labelled points of a Gram matrix over labelled and
+// unlabelled points: it leaves out the unlabelled rows, and the Gram
+// matrix's columns of those points are left out with them, here.
+type Precomputed struct {
+	Cols []int
+}
 
 // Name implements Space.
 func (Precomputed) Name() string { return "precomputed kernel" }
 
 // Prepare implements Space.
-func (Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
+func (s Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
 	if err := checkRows(ctx, x); err != nil {
 		return nil, err
 	}
 	n, m := x.Dims()
+	in := m
+	if s.Cols != nil {
+		if len(s.Cols) != n {
+			return nil, fmt.Errorf("precomputed kernel: %d training columns named for %d rows of the Gram matrix", len(s.Cols), n)
+		}
+		for i, c := range s.Cols {
+			if c < 0 || c >= m || (i > 0 && c <= s.Cols[i-1]) {
+				return nil, fmt.Errorf("precomputed kernel: training column %d is %d: the columns must increase within 0..%d", i+1, c, m-1)
+			}
+		}
+		x = data.Columns(x, s.Cols)
+		m = n
+	}
 	if n != m {
-		return nil, fmt.Errorf("precomputed kernel: the training input must be the n×n Gram matrix, got %d×%d (rows left out after the matrix was made, such as unlabelled rows a supervised method drops or rows a reader's class or missing-value filter drops, must take their columns with them)", n, m)
+		return nil, fmt.Errorf("precomputed kernel: the training input must be the n×n Gram matrix, got %d×%d (rows left out after the matrix was made, such as rows a class or missing-value filter drops, must take their columns with them)", n, m)
 	}
 	big := 0.0
 	for i := 0; i < n; i++ {
@@ -57,8 +81,12 @@ func (Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error)
 	if err != nil {
 		return nil, err
 	}
+	var cols []int
+	if s.Cols != nil && len(s.Cols) < in {
+		cols = append([]int(nil), s.Cols...)
+	}
 	prep, err := newPrepared(g, true, "precomputed kernel", func(a *mat.Dense) Model {
-		return &PrecomputedModel{Center: c, A: a}
+		return &PrecomputedModel{Center: c, A: a, Cols: cols, In: in}
 	})
 	if prep != nil {
 		prep.NoRows = true
@@ -68,17 +96,27 @@ func (Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error)
 
 // PrecomputedModel is z = Aᵀ·k̃ for kernel rows k (m×n, the kernel values
 // between new points and the n training points), centred with the training
-// statistics.
+// statistics. With Cols set, the training points are those columns of
+// the In columns of an input row (Precomputed.Cols): the others are the
+// points the fit left out, and their kernel values are not read.
 type PrecomputedModel struct {
 	Center kernel.Centering
 	A      *mat.Dense // n×k
+	Cols   []int      // nil: every column is a training point
+	In     int        // the input's columns when Cols is set
 }
 
 // Dims implements Model.
 func (m *PrecomputedModel) Dims() int { _, k := m.A.Dims(); return k }
 
 // InDims implements Model: the number of training points.
-func (m *PrecomputedModel) InDims() int { r, _ := m.A.Dims(); return r }
+func (m *PrecomputedModel) InDims() int {
+	if m.Cols != nil {
+		return m.In
+	}
+	r, _ := m.A.Dims()
+	return r
+}
 
 // Kind implements Kinded.
 func (*PrecomputedModel) Kind() string { return "precomputed" }
@@ -88,7 +126,12 @@ func (m *PrecomputedModel) Transform(k *mat.Dense) (*mat.Dense, error) {
 	if err := checkInput(k, m.InDims()); err != nil {
 		return nil, err
 	}
-	kt := mat.DenseCopyOf(k)
+	var kt *mat.Dense
+	if m.Cols != nil {
+		kt = data.Columns(k, m.Cols)
+	} else {
+		kt = mat.DenseCopyOf(k)
+	}
 	if err := m.Center.CenterRows(kt); err != nil {
 		return nil, err
 	}
@@ -99,13 +142,22 @@ func (m *PrecomputedModel) Transform(k *mat.Dense) (*mat.Dense, error) {
 
 // Truncate implements Truncater.
 func (m *PrecomputedModel) Truncate(k int) (Model, error) {
-	return &PrecomputedModel{Center: m.Center, A: firstCols(m.A, k)}, nil
+	return m.withA(firstCols(m.A, k)), nil
+}
+
+// withA returns the model with coefficients a.
+func (m *PrecomputedModel) withA(a *mat.Dense) *PrecomputedModel {
+	c := *m
+	c.A = a
+	return &c
 }
 
 type precomputedJSON struct {
 	Kind   string            `json:"kind"`
 	Center *kernel.Centering `json:"center"`
 	W      *MatrixJSON       `json:"w"`
+	Cols   []int             `json:"cols,omitempty"`
+	In     int               `json:"in,omitempty"`
 }
 
 func init() {
@@ -113,7 +165,7 @@ func init() {
 		Encode: func(m Model) (any, error) {
 			t := m.(*PrecomputedModel)
 			c := t.Center
-			return precomputedJSON{Kind: "precomputed", Center: &c, W: matJSON(t.A)}, finiteModel("precomputed", t.A)
+			return precomputedJSON{Kind: "precomputed", Center: &c, W: matJSON(t.A), Cols: t.Cols, In: t.In}, finiteModel("precomputed", t.A)
 		},
 		Decode: func(b []byte, bl *Blobs) (Model, error) {
 			var e precomputedJSON
@@ -127,9 +179,20 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			if r, _ := a.Dims(); r != len(e.Center.ColMeans) {
+			r, _ := a.Dims()
+			if r != len(e.Center.ColMeans) {
 				return nil, fmt.Errorf("model: precomputed-kernel model has coefficients for %d training points and centring for %d", r, len(e.Center.ColMeans))
 			}
-			return &PrecomputedModel{Center: *e.Center, A: a}, checkFiniteSlice("centring", e.Center.ColMeans)
+			if e.Cols != nil {
+				if len(e.Cols) != r {
+					return nil, fmt.Errorf("model: precomputed-kernel model has coefficients for %d training points and %d training columns", r, len(e.Cols))
+				}
+				for i, c := range e.Cols {
+					if c < 0 || c >= e.In || (i > 0 && c <= e.Cols[i-1]) {
+						return nil, fmt.Errorf("model: precomputed-kernel model's training column %d is %d: the columns must increase within 0..%d", i+1, c, e.In-1)
+					}
+				}
+			}
+			return &PrecomputedModel{Center: *e.Center, A: a, Cols: e.Cols, In: e.In}, checkFiniteSlice("centring", e.Center.ColMeans)
 		}})
 }

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
 )
@@ -317,5 +318,77 @@ func TestNystromLandmarkRowsAndFold(t *testing.T) {
 	}
 	if _, err := sp.LandmarkRows(0); err == nil {
 		t.Error("0 rows: no error")
+	}
+}
+
+// Precomputed.Cols: fitting on the rows K[cols, all] with those columns
+// named equals fitting on K[cols, cols] (bit for bit), the model reads
+// new points' kernel values with all the columns and takes only cols
+// (equal to the plain model on the selected columns), survives a JSON
+// round trip with its columns, and bad columns are errors.
+func TestPrecomputedCols(t *testing.T) {
+	x, y, xn := spacesData(t)
+	k := kernel.RBF(1)
+	g, _ := k.Gram(x, nil)
+	gn, _ := k.Gram(xn, x)
+	var cols []int
+	var yc []int
+	for i := range y {
+		if i%3 != 1 {
+			cols = append(cols, i)
+			yc = append(yc, y[i])
+		}
+	}
+	rows := (&data.Dataset{X: g, Y: y}).Subset(cols).X // K[cols, all]
+	_, want := fitTransform(t, gdaProblem(Precomputed{}, yc, 0.1), data.Columns(rows, cols), data.Columns(gn, cols))
+	r, got := fitTransform(t, gdaProblem(Precomputed{Cols: cols}, yc, 0.1), rows, gn)
+	if !engBitEqual(got, want) {
+		t.Errorf("named columns differ from the selected matrix by %.3g", engMaxAbsDiff(got, want))
+	}
+	if in := r.Model.InDims(); in != 150 {
+		t.Errorf("InDims %d, want the 150 columns of the input", in)
+	}
+	if _, err := r.Model.Transform(data.Columns(gn, cols)); err == nil || !strings.Contains(err.Error(), "150") {
+		t.Errorf("kernel values with the kept columns only: error %v", err)
+	}
+	b, err := MarshalModel(r.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2, err := UnmarshalModel(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	z2, err := m2.Transform(gn)
+	if err != nil || !engBitEqual(z2, got) {
+		t.Errorf("round trip: %v", err)
+	}
+	for _, m := range []func() (Model, error){
+		func() (Model, error) { return Truncate(m2, 1) },
+		func() (Model, error) { return ScaleOutputs(m2, []float64{2}) },
+	} {
+		m3, err := m()
+		if err != nil {
+			t.Fatal(err)
+		}
+		z3, err := m3.Transform(gn)
+		if err != nil || m3.InDims() != 150 || math.Abs(z3.At(0, 0)) == 0 {
+			t.Errorf("truncated or scaled model: InDims %d, %v", m3.InDims(), err)
+		}
+	}
+	var e map[string]any
+	_ = json.Unmarshal(b, &e)
+	e["cols"] = append([]any{float64(cols[1])}, e["cols"].([]any)[1:]...)
+	bad, _ := json.Marshal(e)
+	if _, err := UnmarshalModel(bad); err == nil || !strings.Contains(err.Error(), "must increase") {
+		t.Errorf("decreasing columns: error %v", err)
+	}
+	for _, c := range []struct {
+		cols []int
+		want string
+	}{{cols[:10], "10 training columns named for 100 rows"}, {append(append([]int{}, cols[:99]...), 150), "must increase within 0..149"}} {
+		if _, err := gdaProblem(Precomputed{Cols: c.cols}, yc, 0.1).Fit(rows); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("cols %v…: error %v, want %q", c.cols[:3], err, c.want)
+		}
 	}
 }

@@ -756,22 +756,39 @@ func TestPrecomputedGramMatchesRows(t *testing.T) {
 			},
 			Classifiers: []classify.Classifier{classify.NCC{}, classify.KNN{K: 1}}}
 	}
-	want, err := Run(rows, proto("exact"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := Run(gram, proto("precomputed"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, r := range want.Results {
-		g := got.Results[i]
-		if g.Method != r.Method || g.Classifier != r.Classifier || len(g.ErrorsByDim) != len(r.ErrorsByDim) {
-			t.Fatalf("result %d: %s/%s with %d dims, want %s/%s with %d", i, g.Method, g.Classifier, len(g.ErrorsByDim), r.Method, r.Classifier, len(r.ErrorsByDim))
+	// With labels hidden (Unlabeled), the supervised methods leave the
+	// unlabelled training points out, and their Gram matrix columns with
+	// them; KSR's semi-supervised graph keeps them.
+	for _, unl := range []float64{0, 0.3} {
+		pw, pg := proto("exact"), proto("precomputed")
+		pw.Unlabeled, pg.Unlabeled = unl, unl
+		if unl > 0 {
+			for _, name := range []string{"ckfd", "knda", "sklpp", "kmfa", "kmie0", "ksr"} {
+				kv := map[string]string{"space": "exact", "kernel": "rbf", "sigma": "1"}
+				if name == "sklpp" || name == "kmfa" || name == "kmie0" {
+					kv["graphspace"] = "kernel" // a Gram matrix gives only the feature space's distances
+				}
+				pw.Methods = append(pw.Methods, NamedMethod{name, mustMethod(t, name, kv)})
+				pg.Methods = append(pg.Methods, NamedMethod{name, mustMethod(t, name, map[string]string{"space": "precomputed"})})
+			}
 		}
-		for d := range r.ErrorsByDim {
-			if math.Abs(g.ErrorsByDim[d]-r.ErrorsByDim[d]) > 1e-12 {
-				t.Errorf("%s/%s at %d dims: %v on the Gram matrix, %v on the rows", r.Method, r.Classifier, d+1, g.ErrorsByDim[d], r.ErrorsByDim[d])
+		want, err := Run(rows, pw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Run(gram, pg)
+		if err != nil {
+			t.Fatalf("unlabeled %v: %v", unl, err)
+		}
+		for i, r := range want.Results {
+			g := got.Results[i]
+			if g.Method != r.Method || g.Classifier != r.Classifier || len(g.ErrorsByDim) != len(r.ErrorsByDim) {
+				t.Fatalf("result %d: %s/%s with %d dims, want %s/%s with %d", i, g.Method, g.Classifier, len(g.ErrorsByDim), r.Method, r.Classifier, len(r.ErrorsByDim))
+			}
+			for d := range r.ErrorsByDim {
+				if math.Abs(g.ErrorsByDim[d]-r.ErrorsByDim[d]) > 1e-12 {
+					t.Errorf("unlabeled %v: %s/%s at %d dims: %v on the Gram matrix, %v on the rows", unl, r.Method, r.Classifier, d+1, g.ErrorsByDim[d], r.ErrorsByDim[d])
+				}
 			}
 		}
 	}

@@ -71,7 +71,7 @@ func (m AQMIDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("aqmida", &m); err != nil {
 		return nil, err
 	}
-	x, y, _, err := qmiLabels("aqmida", x, y, m.MinClassRows, dims, false)
+	x, y, _, err := qmiLabels("aqmida", nil, x, y, m.MinClassRows, dims, false)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("ckfd", &m); err != nil {
 		return nil, err
 	}
-	x, y, err := labelled("ckfd", x, y, 1)
+	x, y, err := m.Space.labelled("ckfd", x, y, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -181,7 +181,7 @@ func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("gda", &m); err != nil {
 		return nil, err
 	}
-	x, y, err := labelled("gda", x, y, 1)
+	x, y, err := m.Space.labelled("gda", x, y, 1)
 	if err != nil {
 		return nil, err
 	}

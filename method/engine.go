@@ -72,6 +72,30 @@ type KernelSpace struct {
 	Landmarks int    // Nyström: m (0: embed.DefaultLandmarks)
 	Sampling  string // Nyström: embed.Uniform (default) or embed.KMeansPP
 	Seed      uint64 // Nyström: landmark draw
+
+	// cols are the columns of a precomputed Gram matrix that are the
+	// fit's training points, when its labelled method left rows out.
+	cols []int
+}
+
+// labelled is the package's labelled for a kernel method on this space:
+// with a precomputed kernel, the columns of the Gram matrix that belong
+// to the rows left out (unlabelled points) are left out too, and the
+// model reads the kernel values of new points with the kept training
+// points only (embed.Precomputed.Cols). s is the fit's own copy of the
+// method's space.
+func (s *KernelSpace) labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, []int, error) {
+	xl, yl, err := labelled(name, x, y, minPerClass)
+	if err != nil || s.Kind != SpacePrecomputed || xl == x {
+		return xl, yl, err
+	}
+	s.cols = s.cols[:0:0]
+	for i, v := range y {
+		if v >= 0 {
+			s.cols = append(s.cols, i)
+		}
+	}
+	return xl, yl, nil
 }
 
 // Space returns the embed.Space for kernel k.
@@ -83,7 +107,7 @@ func (s KernelSpace) Space(k kernel.Kernel) (embed.Space, error) {
 		ny := embed.Nystrom{K: k, Landmarks: s.Landmarks, Sampling: s.Sampling, Seed: s.Seed}
 		return ny, ny.Validate()
 	case SpacePrecomputed:
-		return embed.Precomputed{}, nil
+		return embed.Precomputed{Cols: s.cols}, nil
 	}
 	return nil, fmt.Errorf("space %q; allowed: %s, %s, %s", s.Kind, SpaceExact, SpaceNystrom, SpacePrecomputed)
 }

@@ -123,7 +123,7 @@ func (m KNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("knda", &m); err != nil {
 		return nil, err
 	}
-	x, y, err := labelled("knda", x, y, 1)
+	x, y, err := m.Space.labelled("knda", x, y, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -338,7 +338,7 @@ func (m SKLPP) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("sklpp", &m); err != nil {
 		return nil, err
 	}
-	x, y, err := labelled("sklpp", x, y, 1)
+	x, y, err := m.Space.labelled("sklpp", x, y, 1)
 	if err != nil {
 		return nil, err
 	}

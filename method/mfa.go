@@ -126,7 +126,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("kmfa", &m); err != nil {
 		return nil, err
 	}
-	x, y, err := labelled("kmfa", x, y, 1)
+	x, y, err := m.Space.labelled("kmfa", x, y, 1)
 	if err != nil {
 		return nil, err
 	}

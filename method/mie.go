@@ -623,7 +623,7 @@ func (m *KernelVariational) Params(s *param.Schema) {
 }
 
 func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *mat.Dense, y []int, dims int) (Model, error) {
-	x, y, err := labelled(name, x, y, 1)
+	x, y, err := m.Space.labelled(name, x, y, 1)
 	if err != nil {
 		return nil, err
 	}

@@ -78,12 +78,17 @@ const (
 )
 
 // qmiLabels checks and compacts the labels of a QMI method and the
-// requested dimension against C−1 (when capped).
-func qmiLabels(name string, x *mat.Dense, y []int, minRows, dims int, capC bool) (*mat.Dense, []int, int, error) {
+// requested dimension against C−1 (when capped); sp is a kernel method's
+// space (nil for a linear method).
+func qmiLabels(name string, sp *KernelSpace, x *mat.Dense, y []int, minRows, dims int, capC bool) (*mat.Dense, []int, int, error) {
 	if dims < 0 {
 		return nil, nil, 0, fmt.Errorf("%s: %d dimensions requested; must be ≥ 0 (0 = all)", name, dims)
 	}
-	x, y, err := labelled(name, x, y, minRows)
+	lab := labelled
+	if sp != nil {
+		lab = sp.labelled
+	}
+	x, y, err := lab(name, x, y, minRows)
 	if err != nil {
 		if minRows > 1 && strings.Contains(err.Error(), "rows, need at least") {
 			err = fmt.Errorf("%w (QMI's Parzen estimate of a class needs %d rows; set min_class=1 to accept smaller classes)", err, minRows)
@@ -119,7 +124,7 @@ func (m KQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("kqmi", &m); err != nil {
 		return nil, err
 	}
-	x, y, c, err := qmiLabels("kqmi", x, y, m.MinClassRows, dims, true)
+	x, y, c, err := qmiLabels("kqmi", &m.Space, x, y, m.MinClassRows, dims, true)
 	if err != nil {
 		return nil, err
 	}
@@ -232,7 +237,7 @@ func (m LQMI) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err := resolve("lqmi", &m); err != nil {
 		return nil, err
 	}
-	x, y, c, err := qmiLabels("lqmi", x, y, m.MinClassRows, dims, true)
+	x, y, c, err := qmiLabels("lqmi", nil, x, y, m.MinClassRows, dims, true)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +16,8 @@ import (
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/method"
 )
+
+func isSep(r rune) bool { return r == ',' || r == '\n' }
 
 func run(t *testing.T, args ...string) (status int, stdout, stderr string) {
 	t.Helper()
@@ -539,5 +542,68 @@ func TestPrecomputedKernelCommands(t *testing.T) {
 	_, onRows, errs2 := run(t, "eval", "-m", "gda", "-p", "sigma=1", "-i", rowsFile, "--cv", "3", "--subsample", "15", "--scale", "none", "--format", "csv")
 	if onGram == "" || strings.ReplaceAll(onGram, "\ngram,", "\n") != strings.ReplaceAll(onRows, "\nrows,", "\n") {
 		t.Errorf("--subsample 15: on the Gram matrix:\n%s%s\non the rows:\n%s%s", onGram, errs, onRows, errs2)
+	}
+	// cluster --classes and --subsample keep the kept rows' columns too.
+	type clusterOut struct {
+		Rows        int
+		Eigenvalues []float64
+		Accuracy    []float64
+		NMI         []float64
+	}
+	clusterRun := func(args ...string) clusterOut {
+		t.Helper()
+		st, out, errs := run(t, append([]string{"cluster", "-m", "kpca", "--classes", "0,2", "--subsample", "14", "--format", "json"}, args...)...)
+		var c clusterOut
+		if err := json.Unmarshal([]byte(out), &c); st != 0 || err != nil {
+			t.Fatalf("cluster %v: status %d, %v: %s", args, st, err, errs)
+		}
+		return c
+	}
+	cg := clusterRun("-p", "space=precomputed", "-i", gramFile)
+	cr := clusterRun("-p", "sigma=1", "--scale", "none", "-i", rowsFile)
+	if cg.Rows != 14 || !reflect.DeepEqual(cg.Accuracy, cr.Accuracy) || !reflect.DeepEqual(cg.NMI, cr.NMI) || len(cg.Eigenvalues) != len(cr.Eigenvalues) {
+		t.Errorf("cluster --classes --subsample: on the Gram matrix %+v, on the rows %+v", cg, cr)
+	}
+	for i, v := range cr.Eigenvalues {
+		if math.Abs(cg.Eigenvalues[i]-v) > 1e-9 {
+			t.Errorf("cluster eigenvalue %d: %v on the Gram matrix, %v on the rows", i+1, cg.Eigenvalues[i], v)
+		}
+	}
+	// A supervised method leaves unlabelled points out of the fit, and
+	// their columns of the Gram matrix with them: fitting the Gram matrix
+	// with some labels blank equals fitting the rows with them blank, and
+	// the model reads every column of new kernel rows.
+	blank := func(s string) string {
+		lines := strings.Split(s, "\n")
+		for i := 1; i < len(lines); i += 4 {
+			if j := strings.LastIndexByte(lines[i], ','); j >= 0 {
+				lines[i] = lines[i][:j+1]
+			}
+		}
+		return strings.Join(lines, "\n")
+	}
+	gramPart, rowsPart := write(t, "gram-part.csv", blank(gram.String())), write(t, "rows-part.csv", blank(rows.String()))
+	for _, c := range [][]string{
+		{"-p", "space=precomputed", "-i", gramPart, "-o", filepath.Join(dir, "gp.json")},
+		{"-p", "sigma=1", "--scale", "none", "-i", rowsPart, "-o", filepath.Join(dir, "rp.json")},
+	} {
+		if st, _, errs := run(t, append([]string{"fit", "-m", "gda"}, c...)...); st != 0 {
+			t.Fatalf("fit %v with blank labels: status %d: %s", c, st, errs)
+		}
+	}
+	_, zg, errs := run(t, "transform", "--model", filepath.Join(dir, "gp.json"), "-i", gramFile, "--quiet")
+	_, zr, errs2 := run(t, "transform", "--model", filepath.Join(dir, "rp.json"), "-i", rowsFile, "--quiet")
+	// The Gram matrix read from text and the one computed from the rows
+	// agree to rounding: 1e-9.
+	fg, fr := strings.FieldsFunc(zg, isSep), strings.FieldsFunc(zr, isSep)
+	if len(fg) != len(fr) || len(fg) < 3*n {
+		t.Fatalf("GDA with blank labels: on the Gram matrix\n%s%s\non the rows\n%s%s", zg, errs, zr, errs2)
+	}
+	for i := range fg {
+		a, errA := strconv.ParseFloat(fg[i], 64)
+		b, errB := strconv.ParseFloat(fr[i], 64)
+		if (errA != nil) != (errB != nil) || (errA != nil && fg[i] != fr[i]) || math.Abs(a-b) > 1e-9 {
+			t.Errorf("GDA with blank labels: field %d is %s on the Gram matrix, %s on the rows", i, fg[i], fr[i])
+		}
 	}
 }

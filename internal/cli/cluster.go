@@ -142,13 +142,14 @@ func runCluster(e *env, args []string) error {
 	}
 	var m method.Method
 	var kv map[string]string
+	pre := false // the input rows are a Gram matrix
 	if *name != "none" {
 		ms, kvs, err := buildMethods([]string{*name}, params)
 		if err != nil {
 			return err
 		}
 		m, kv = ms[0], kvs[0]
-		if *scale, _, err = precomputedScale(fs, *scale, kvs); err != nil {
+		if *scale, pre, err = precomputedScale(fs, *scale, kvs); err != nil {
 			return err
 		}
 	} else if len(params) > 0 {
@@ -165,12 +166,18 @@ func runCluster(e *env, args []string) error {
 	if ds.Y == nil {
 		return df.errNoLabels("clustering accuracy and NMI compare the clusters with the classes")
 	}
+	n0, _ := ds.Dims()
 	var rowNum []int // the input row of each row clustered
 	if ds, rowNum, err = filterClassRows(ds, *classes, nil); err != nil {
 		return err
 	}
 	if ds, rowNum, err = balancedRows(ds, *subsample, *subSeed, rowNum); err != nil {
 		return err
+	}
+	if n, d := ds.Dims(); pre && n < d && len(rowNum) == n && d == n0 {
+		// A Gram matrix keeps the columns of the rows kept (one that was
+		// not square is refused by the method).
+		ds.X = data.Columns(ds.X, rowNum)
 	}
 	ds.CompactClasses()
 	if err := needClasses(ds, df.input, "the clusters of a single class agree with it whatever they are"); err != nil {

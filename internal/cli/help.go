@@ -103,7 +103,8 @@ method whose k-dimensional fit is not the first k columns of a larger one
 dimension instead of once per dimension up to --max-dims. With -p
 space=precomputed the input rows are an n×n Gram matrix: each split gives
 the methods K[train, train] and K[test, train], and --scale is none (as
-for fit and cluster).
+for fit and cluster); rows left out (--subsample, hidden or missing
+labels a supervised method skips) take their columns with them.
 
 The minimum over dimensions picks the dimension on the test folds, as the
 papers do. --nested instead chooses it on --inner-folds stratified folds of

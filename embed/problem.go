@@ -248,6 +248,9 @@ func (p *Problem) SolveContext(ctx context.Context, prep *Prepared) (*Result, er
 		return nil, err
 	}
 	route := p.route()
+	if route == Regression && graph.IsIdentity(p.Objective) && (p.Constraint == nil || graph.IsIdentity(p.Constraint)) {
+		return nil, errors.New("embed: solver=regression needs a graph objective: with the identity's (PCA, KPCA) every vector is an eigenvector, so the responses, and the directions regressed on them, would be arbitrary; use solver=dense (the default)")
+	}
 	if p.Jitter > 0 && route != Dense {
 		return nil, fmt.Errorf("embed: jitter needs the dense solver (solver %q requested)", route)
 	}

@@ -56,13 +56,31 @@ func (s *solve) responsePairs(n int) ([]float64, *mat.Dense, error) {
 		if k == 0 {
 			k = s.k
 		}
+		if p.Minimize && k > 0 {
+			k++ // the constant vector, dropped below
+		}
 		if vals, y, err = s.graphEigs(k); err != nil {
 			return nil, nil, err
 		}
 	}
-	keep := nonzero(vals)
-	if p.DropConstant {
+	var keep []int
+	if p.Minimize {
+		// The wanted responses of a minimisation (L·y = λ·D·y, LPP-type)
+		// are its smallest eigenvectors, and eigenvalue 0 is the best
+		// value there: every connected component of the graph gives one
+		// (the class indicators of a supervised graph). Only the constant
+		// vector is trivial (a centred representation maps it to zero);
+		// it is projected out, and the zero-eigenvalue responses kept.
+		keep = make([]int, len(vals))
+		for j := range keep {
+			keep[j] = j
+		}
 		vals, y, keep = dropConstant(vals, y, keep, p.Constraint)
+	} else {
+		keep = nonzero(vals)
+		if p.DropConstant {
+			vals, y, keep = dropConstant(vals, y, keep, p.Constraint)
+		}
 	}
 	if len(keep) == 0 {
 		return nil, nil, nil
@@ -199,6 +217,15 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 	}
 	one := mat.Col(nil, 0, ones)
 	oneB := bdot(one, one)
+	if !(oneB > 1e-12*float64(n)) {
+		// B·1 = 0 (a Laplacian constraint, MFA's penalty graph): every
+		// vector is B-orthogonal to 1; the constant is removed in the
+		// Euclidean sense instead (the mean of each response).
+		for i := range weights {
+			weights[i] = 1
+		}
+		oneB = float64(n)
+	}
 	var cols [][]float64
 	var out []int
 	for _, j := range keep {

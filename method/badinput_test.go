@@ -185,7 +185,7 @@ func TestBadParameters(t *testing.T) {
 		{"gda", map[string]string{"eigen": "arpack"}, []string{"eigen=arpack: must be one of auto, dense, lanczos, lobpcg, randomized"}},
 		{"gda", map[string]string{"kernel": "wavelet"}, []string{"kernel=wavelet", "wavelet"}},
 		{"gda", map[string]string{"sigmaa": "1"}, []string{"unknown parameter sigmaa for gda; did you mean sigma?"}},
-		{"pca", map[string]string{"sigma": "1"}, []string{"unknown parameter sigma for pca", "solver, eigen, linsolve"}},
+		{"pca", map[string]string{"sigma": "1"}, []string{"unknown parameter sigma for pca", "solver, eigen, norm"}},
 		{"lda", map[string]string{"ridge": "-0.5"}, []string{"lda: parameter ridge=-0.5: must be ≥ 0"}},
 		{"lda", map[string]string{"ridge": "x"}, []string{"ridge=x: must be a number ≥ 0"}},
 		{"ldaa", nil, []string{`unknown method "ldaa"`, "lda"}},

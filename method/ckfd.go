@@ -75,7 +75,7 @@ func (m *CKFD) Params(s *param.Schema) {
 	param.Num(s, &m.Theta, "theta", 1, "weight of the regular block against the irregular one (fusion coefficient)", param.Above(0))
 	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
-	m.Engine.Params(s)
+	m.Engine.denseParams(s, "CKFD's first step is KPCA: "+principalNoRegression)
 }
 
 // Fit implements Method.

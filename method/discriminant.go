@@ -46,7 +46,7 @@ type LDA struct {
 func (m *LDA) Params(s *param.Schema) {
 	param.Num(s, &m.Ridge, "ridge", 0, "if > 0, solve with S_w + ridge·I instead of the PCA step", param.Min(0))
 	param.Bool(s, &m.Fisherfaces, "fisherfaces", "the PCA step keeps n − C components (Fisherfaces) instead of rank S_t")
-	m.Engine.Params(s)
+	m.Engine.denseParams(s, "LDA's constraint is the within-class scatter, which the regression route does not take; -m sr is LDA by spectral regression (the class graph; seed 002 §2.1)")
 }
 
 // Fit implements Method.

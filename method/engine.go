@@ -148,8 +148,44 @@ func solve(name string, e Engine, prob *embed.Problem, prep *embed.Prepared) (*F
 func (e *Engine) Params(s *param.Schema) {
 	param.Enum(s, &e.Solver, "solver", "route: auto (by the graphs), dense (p×p generalized eigenproblem) or regression (spectral regression)",
 		param.C("auto", embed.Auto), param.C("dense", embed.Dense), param.C("regression", embed.Regression))
+	e.params(s, true)
+}
+
+// denseParams declares the engine parameters of a method whose problem
+// has no regression route: solver is auto or dense, and why (what the
+// regression route lacks) is in its doc and in the error solver=regression
+// gets; there is no linear solver to choose.
+func (e *Engine) denseParams(s *param.Schema, why string) {
+	rule := "auto or dense (no regression route: " + why + ")"
+	s.Var(param.Spec{Name: "solver", Type: "enum", Default: "auto", Allowed: []string{"auto", "dense"}, Rule: rule,
+		Doc: "route: auto or dense (p×p generalized eigenproblem); no regression route: " + why},
+		func(text string) error {
+			switch text {
+			case "auto":
+				e.Solver = embed.Auto
+			case "dense":
+				e.Solver = embed.Dense
+			default:
+				return param.ErrRule
+			}
+			return nil
+		}, nil,
+		func() error {
+			if e.Solver != embed.Auto && e.Solver != embed.Dense {
+				return &param.Error{Rule: rule, Value: string(e.Solver)}
+			}
+			return nil
+		})
+	e.params(s, false)
+}
+
+// params declares the engine parameters after the solver (linsolve only
+// where there is a regression route).
+func (e *Engine) params(s *param.Schema, regression bool) {
 	solverParam(s, &e.Eigen, "eigen", "eigen-solver (auto: by size and the dimensions wanted)", linalg.EigenSolverByName, linalg.EigenSolverNames())
-	solverParam(s, &e.Linear, "linsolve", "linear solver of the regression route (auto: by size)", linalg.LinearSolverByName, linalg.LinearSolverNames())
+	if regression {
+		solverParam(s, &e.Linear, "linsolve", "linear solver of the regression route (auto: by size)", linalg.LinearSolverByName, linalg.LinearSolverNames())
+	}
 	param.Enum(s, &e.Norm, "norm", "scale of the output directions: auto (the method's convention: the constraint, unit for LQMI), constraint (VᵀBV = I, the problem's own) or unit (unit length in feature space, the convention of Cai, He and Han's MATLAB codes); it weights the output coordinates against each other, so it changes k-NN, NCC and SVM results, never the subspace",
 		param.C("auto", embed.Norm("")), param.C("constraint", embed.NormConstraint), param.C("unit", embed.NormUnit))
 }

@@ -71,7 +71,7 @@ func (m *NDA) Params(s *param.Schema) {
 	param.Num(s, &m.Alpha, "alpha", 0, "optional regulariser α·K̃ (DNDA: α·I) on both sides, relative to the mean diagonal of K̃ (X̄X̄ᵀ); not in the paper", param.Min(0))
 	searchParam(s, &m.Search)
 	pcaParam(s, &m.PCA)
-	m.Engine.Params(s)
+	m.Engine.denseParams(s, "the jitter of KNDA and DNDA (seed 004 §3) is added to the dense problem's constraint, which the regression route does not form")
 }
 
 // KNDA is kernel neighbourhood discriminant analysis (seed 004, Zhao

@@ -24,6 +24,15 @@ import (
 // Its parameters are the engine's (Engine.Params).
 type PCA struct{ Engine }
 
+// Params declares the parameters of PCA.
+func (m *PCA) Params(s *param.Schema) {
+	m.Engine.denseParams(s, principalNoRegression)
+}
+
+// principalNoRegression is why PCA-type problems have no regression
+// route.
+const principalNoRegression = "the objective of PCA and KPCA is the identity, whose eigenvectors are every vector, so there are no graph responses to regress on"
+
 // Fit implements Method (labels are ignored).
 func (m PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	if err := resolve("pca", &m); err != nil {
@@ -70,7 +79,7 @@ type KPCA struct {
 func (m *KPCA) Params(s *param.Schema) {
 	kernelParams(s, &m.Kernel, kernel.RBFAuto())
 	m.Space.Params(s)
-	m.Engine.Params(s)
+	m.Engine.denseParams(s, principalNoRegression)
 }
 
 // Fit implements Method (labels are ignored).

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -28,7 +29,13 @@ func TestExtremeInputs(t *testing.T) {
 		}
 	}
 	// Labels far beyond the rows: the original values come back, and the
-	// centroids are those of the compact labels bit for bit.
+	// centroids are those of the compact labels bit for bit. math.MaxInt
+	// once overflowed data.NumClasses (v+1) and panicked.
+	if p, err := (NCC{}).Fit(x, []int{math.MaxInt, math.MaxInt, 7, 7}); err != nil {
+		t.Errorf("NCC with a label of math.MaxInt: %v", err)
+	} else if pred, _ := p.Predict(x); pred[0] != math.MaxInt || pred[3] != 7 {
+		t.Errorf("NCC with a label of math.MaxInt predicts %v", pred)
+	}
 	p, err := NCC{}.Fit(x, []int{100_000_000, 100_000_000, 7, 7})
 	if err != nil {
 		t.Fatal(err)

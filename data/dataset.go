@@ -11,6 +11,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -172,7 +173,10 @@ func CheckDistanceRange(what string, x mat.Matrix) error {
 func NumClasses(y []int) int {
 	c := 0
 	for _, v := range y {
-		if v+1 > c {
+		if v >= c {
+			if v == math.MaxInt {
+				return math.MaxInt // saturated: DenseLabels renumbers such labels
+			}
 			c = v + 1
 		}
 	}
@@ -269,6 +273,26 @@ func (d *Dataset) ClassRows(names []string) ([]int, error) {
 // renumbering Y and ClassNames in the same order. It returns the number of
 // classes removed.
 func (d *Dataset) CompactClasses() int {
+	if NumClasses(d.Y) > len(d.Y) {
+		// Labels beyond the rows (1e12, math.MaxInt): a table of that
+		// many classes cannot be made; renumber by value, as
+		// DenseLabels does, and keep the names of the classes present.
+		before := d.NumClasses()
+		y, orig := Relabel(d.Y)
+		if len(d.ClassNames) > 0 {
+			names := make([]string, len(orig))
+			for c, v := range orig {
+				if v < len(d.ClassNames) {
+					names[c] = d.ClassNames[v]
+				} else {
+					names[c] = strconv.Itoa(v)
+				}
+			}
+			d.ClassNames = names
+		}
+		d.Y = y
+		return before - len(orig)
+	}
 	counts := ClassCounts(d.Y)
 	c := d.NumClasses()
 	newIdx := make([]int, c)

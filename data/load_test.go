@@ -148,6 +148,22 @@ func TestCompactClasses(t *testing.T) {
 	if n := d.CompactClasses(); n != 0 {
 		t.Errorf("second CompactClasses = %d", n)
 	}
+	// Labels far beyond the rows (the library audit: {0, 1, 1e12} made a
+	// table of 1e12 classes, math.MaxInt overflowed NumClasses).
+	if c := NumClasses([]int{3, math.MaxInt, 1}); c != math.MaxInt {
+		t.Errorf("NumClasses with math.MaxInt = %d", c)
+	}
+	for _, big := range []int{1_000_000_000_000, math.MaxInt} {
+		d := &Dataset{Y: []int{big, 0, -1, 1}}
+		if n := d.CompactClasses(); n != big+1-3 && big != math.MaxInt || !slices.Equal(d.Y, []int{2, 0, -1, 1}) {
+			t.Errorf("label %d: CompactClasses = %d, Y %v", big, n, d.Y)
+		}
+	}
+	d = &Dataset{Y: []int{1_000_000_000_000, 2, 2}, ClassNames: []string{"a", "b", "c"}}
+	d.CompactClasses()
+	if !slices.Equal(d.Y, []int{1, 0, 0}) || !slices.Equal(d.ClassNames, []string{"c", "1000000000000"}) {
+		t.Errorf("named classes with a label past them: Y %v, ClassNames %q", d.Y, d.ClassNames)
+	}
 }
 
 // CheckFinite names the first NaN or infinity in row order with its row

@@ -308,6 +308,11 @@ func TestScanErrors(t *testing.T) {
 	csv := writeTemp(t, dir, "s.csv", "a,label\n1,0\n2,cat\n")
 	err = Scan(csv, Options{}, 1, noop)
 	wantErr(t, "string label", err, "s.csv:3", `column "label"`, `label "cat" is not a class index`, "Options.Classes")
+	// A class index too large for per-class tables (the audit: math.MaxInt
+	// reached them and overflowed).
+	huge := writeTemp(t, dir, "h.csv", "a,label\n1,0\n2,9223372036854775807\n")
+	err = Scan(huge, Options{}, 1, noop)
+	wantErr(t, "huge label", err, "h.csv:3", `label "9223372036854775807" is past the 1048576 classes Scan takes`, "without --stream")
 
 	var lines strings.Builder
 	for i := 0; i < 20; i++ {

@@ -7,10 +7,16 @@ import (
 	"strings"
 )
 
+// maxDim bounds a dimension ParseDims reads: no data set here has that
+// many directions, and the loop over a range must end (k ≤ MaxInt always
+// holds).
+const maxDim = 1 << 30
+
 // ParseDims parses a list of output dimensions for Protocol.Dims: comma-
 // separated values and inclusive ranges, for example "1-10,20,50". The
-// result is sorted and without repeats; an empty list, a value below 1, a
-// reversed range or a non-integer is an error naming the entry.
+// result is sorted and without repeats; an empty list, a value below 1 or
+// above 2³⁰, a reversed range or a non-integer is an error naming the
+// entry.
 func ParseDims(s string) ([]int, error) {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -31,6 +37,8 @@ func ParseDims(s string) ([]int, error) {
 			return nil, fmt.Errorf("dimensions %q: entry %q: dimensions start at 1", s, f)
 		case b < a:
 			return nil, fmt.Errorf("dimensions %q: range %q ends before it starts", s, f)
+		case b > maxDim:
+			return nil, fmt.Errorf("dimensions %q: entry %q: dimensions above %d cannot be computed", s, f, maxDim)
 		case b-a > 1_000_000:
 			return nil, fmt.Errorf("dimensions %q: range %q has more than a million dimensions", s, f)
 		}

@@ -52,6 +52,9 @@ func TestParseDims(t *testing.T) {
 		{"5-2", `range "5-2" ends before it starts`},
 		{"1.5", "not an integer"},
 		{"1-2000000", "more than a million"},
+		// A range ending at math.MaxInt once looped for ever (k ≤ b holds).
+		{"9223372036854775807", "dimensions above 1073741824 cannot be computed"},
+		{"9223372036854775000-9223372036854775807", "dimensions above"},
 	} {
 		if _, err := ParseDims(tc.in); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseDims(%q): error %v, want one containing %q", tc.in, err, tc.want)

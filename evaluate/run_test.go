@@ -659,6 +659,42 @@ func TestTuned(t *testing.T) {
 	if _, err := (Tuned{}).Fit(x, y, 1); err == nil {
 		t.Error("no values: want an error")
 	}
+	// A cancelled context stops the inner cross-validation before any
+	// fit (the library audit: Tuned had no Context, so a cancelled
+	// evaluation ran every inner fit to the end), and the built methods
+	// get the context (method.FitContext sets Tuned.Context).
+	var hidden []int
+	var got context.Context
+	tu := Tuned{
+		Build: func(v string) (method.Method, error) {
+			return colPick{col: int(v[0] - '0'), hidden: &hidden}, nil
+		},
+		Values: []string{"0", "1"}, Folds: 3,
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := method.FitContext(ctx, tu, x, y, 1); !errors.Is(err, context.Canceled) || len(hidden) != 0 {
+		t.Errorf("cancelled: error %v after %d inner fits", err, len(hidden))
+	}
+	tu.Context = context.WithValue(context.Background(), ctxKey{}, 1)
+	tu.Build = func(string) (method.Method, error) { return ctxSpy{got: &got}, nil }
+	if _, err := tu.Fit(x, y, 1); err != nil || got == nil || got.Value(ctxKey{}) != 1 {
+		t.Errorf("the built methods did not run with Tuned.Context: %v", err)
+	}
+}
+
+type ctxKey struct{}
+
+// ctxSpy records the context it is fitted with (a method with a Context
+// field, as method.WithContext sets) and fits the first column.
+type ctxSpy struct {
+	got     *context.Context
+	Context context.Context
+}
+
+func (m ctxSpy) Fit(x *mat.Dense, y []int, dims int) (method.Model, error) {
+	*m.got = m.Context
+	return colModel{col: 0}, nil
 }
 
 // lastCols is a fake dimension-dependent method: its k-dimensional fit is

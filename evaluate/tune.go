@@ -1,6 +1,7 @@
 package evaluate
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -34,6 +35,19 @@ type Tuned struct {
 	Seed uint64
 	// Chosen, when not nil, is told the value each fit chose.
 	Chosen func(value string)
+	// Context, when not nil, cancels the fit: every inner fit runs with it
+	// (method.WithContext), and none starts once it is done. An
+	// evaluation protocol sets it from Protocol.Context.
+	Context context.Context
+}
+
+// build returns the method with value, running with t.Context.
+func (t Tuned) build(value string) (method.Method, error) {
+	m, err := t.Build(value)
+	if err != nil || t.Context == nil {
+		return m, err
+	}
+	return method.WithContext(m, t.Context), nil
 }
 
 // DimensionDependent implements method.DimensionDependent: a tuned method
@@ -78,12 +92,15 @@ func (t Tuned) Fit(x *mat.Dense, y []int, dims int) (method.Model, error) {
 	}
 	best, bestMiss := 0, math.MaxInt
 	for vi, v := range t.Values {
-		m, err := t.Build(v)
+		m, err := t.build(v)
 		if err != nil {
 			return nil, fmt.Errorf("tuned: value %q: %w", v, err)
 		}
 		miss := 0
 		for f, fold := range folds {
+			if t.Context != nil && t.Context.Err() != nil {
+				return nil, t.Context.Err()
+			}
 			n, err := innerMisses(m, c, x, y, labelled, fold, dims)
 			if err != nil {
 				return nil, fmt.Errorf("tuned: value %q, inner fold %d of %d: %w", v, f+1, k, err)
@@ -97,7 +114,7 @@ func (t Tuned) Fit(x *mat.Dense, y []int, dims int) (method.Model, error) {
 	if t.Chosen != nil {
 		t.Chosen(t.Values[best])
 	}
-	m, err := t.Build(t.Values[best])
+	m, err := t.build(t.Values[best])
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ type QMIConstants struct {
 // NewQMIConstants computes the constants for labels y (−1: unlabeled, not
 // counted). It fails when no row is labelled.
 func NewQMIConstants(y []int) (QMIConstants, error) {
+	y, _ = data.DenseLabels(y) // the constants depend on the class sizes only
 	return QMIConstantsFromCounts(data.ClassCounts(y))
 }
 
@@ -115,6 +116,7 @@ func (q QMIConstants) M(yi, yj int) float64 {
 // centred X, Xᵀ·M'·X = Σ_c J_c²·m_c·m_cᵀ/n² (m_c the class means) weights
 // class c by J_c² where the between-class scatter weights it by J_c.
 func QMI(y []int) (*ClassBlock, error) {
+	y, _ = data.DenseLabels(y) // the graph depends on which rows share a label only
 	b, err := QMIBlock(data.ClassCounts(y))
 	if err != nil {
 		return nil, err
@@ -225,6 +227,7 @@ func ApproxQMIContext(ctx context.Context, x *mat.Dense, y []int, sigma float64)
 	if err := data.CheckDistanceRange("ApproxQMI rows", x); err != nil {
 		return nil, err
 	}
+	y, _ = data.DenseLabels(y) // the weights depend on which rows share a label only
 	counts := data.ClassCounts(y)
 	for i, v := range y {
 		if v < 0 {

@@ -306,6 +306,7 @@ func ClassResponses(counts []int) *mat.Dense {
 // ClassResponseRows returns the responses of ClassResponses as vectors in
 // ℝⁿ for the labels y (every label ≥ 0): the n×(C'−1) matrix E·Z.
 func ClassResponseRows(y []int) *mat.Dense {
+	y, _ = data.DenseLabels(y) // renumbered in the same order: the same responses
 	z := ClassResponses(data.ClassCounts(y))
 	if z == nil {
 		return nil

@@ -165,6 +165,15 @@ func TestKernelBadInput(t *testing.T) {
 	if _, err := Sum([]float64{-1}, RBF(1)).Gram(randMat(1, 3, 2), nil); err == nil {
 		t.Error("negative sum weight accepted")
 	}
+	// Fewer weights than terms: an error, and String (which error messages
+	// call) does not index past the weights (the library audit: a panic).
+	short := Kernel{Type: "sum", Weights: []float64{1}, Terms: []Kernel{RBF(1), Linear()}}
+	if err := short.Validate(); err == nil {
+		t.Error("a sum with 1 weight for 2 terms validates")
+	}
+	if s := short.String(); !strings.Contains(s, "?*linear") {
+		t.Errorf("String of a sum short of weights: %q", s)
+	}
 	if _, err := RBF(1).Gram(randMat(1, 3, 2), randMat(1, 3, 3)); err == nil {
 		t.Error("column mismatch accepted")
 	}

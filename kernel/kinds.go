@@ -195,7 +195,11 @@ func (k Kernel) String() string {
 	if k.Type == "sum" {
 		parts := make([]string, len(k.Terms))
 		for i, t := range k.Terms {
-			parts[i] = fmt.Sprintf("%g*%s", k.Weights[i], t)
+			if i < len(k.Weights) {
+				parts[i] = fmt.Sprintf("%g*%s", k.Weights[i], t)
+			} else {
+				parts[i] = fmt.Sprintf("?*%s", t) // an invalid sum (Validate says so) still prints
+			}
 		}
 		return strings.Join(parts, "+")
 	}

@@ -405,17 +405,20 @@ func TestLabelValuesAcrossMethods(t *testing.T) {
 	big := append([]int(nil), y...)
 	for i, v := range big {
 		big[i] = v * 400_000_000 // 0, 4e8, 8e8
+		if v == 2 {
+			big[i] = math.MaxInt // once overflowed data.NumClasses and panicked
+		}
 	}
-	for _, name := range []string{"lda", "sr", "gda"} {
+	for _, name := range []string{"lda", "sr", "gda", "kqmi", "aqmida", "mie0", "knda"} {
 		a, err := badNew(t, name, nil).Fit(x, big, 0)
 		if err != nil {
-			t.Fatalf("%s with labels up to 8e8: %v", name, err)
+			t.Fatalf("%s with labels up to math.MaxInt: %v", name, err)
 		}
 		b, _ := badNew(t, name, nil).Fit(x, y, 0)
 		za, _ := a.Transform(x)
 		zb, _ := b.Transform(x)
 		if !mat.Equal(za, zb) {
-			t.Errorf("%s: labels 0, 4e8, 8e8 give another embedding than 0, 1, 2", name)
+			t.Errorf("%s: labels 0, 4e8, math.MaxInt give another embedding than 0, 1, 2", name)
 		}
 	}
 }

@@ -82,20 +82,28 @@ func (p PCA) Fit(X *mat.Dense) (Fitted, error) {
 		svd.UTo(&v)
 	}
 	s := svd.Values(nil)
-
+	for _, sv := range s {
+		if math.IsNaN(sv) || math.IsInf(sv, 0) {
+			return nil, fmt.Errorf("preprocess pca: the centred training data overflows (values up to %g): scale it first", maxAbs(X))
+		}
+	}
+	if s[0] == 0 || s[0] <= float64(max(n, c))*1e-15*maxAbs(X) {
+		return nil, fmt.Errorf("preprocess pca: training data has no variance above rounding (its %d rows agree to 1e-15 of their magnitude %g); nothing to keep", n, maxAbs(X))
+	}
+	// Variances relative to the largest (σ² itself overflows from
+	// σ ≈ 1e154 on).
 	total := 0.0
 	for _, sv := range s {
-		total += sv * sv
-	}
-	if total == 0 || s[0] <= float64(max(n, c))*1e-15*maxAbs(X) {
-		return nil, fmt.Errorf("preprocess pca: training data has zero variance (%d identical rows); nothing to keep", n)
+		r := sv / s[0]
+		total += r * r
 	}
 	// Components with σ below the numerical noise level are never kept,
 	// and the cumulative test allows for rounding in the sum.
-	tiny := s[0] * float64(max(n, c)) * 1e-15
+	tiny := s[0] * (float64(max(n, c)) * 1e-15) // the factor first: s[0]·n overflows near 1e308
 	k, cum := 0, 0.0
 	for k < len(s) && s[k] > tiny {
-		cum += s[k] * s[k]
+		r := s[k] / s[0]
+		cum += r * r
 		k++
 		if cum >= frac*total*(1-1e-12) {
 			break
@@ -123,7 +131,8 @@ func (p PCA) Fit(X *mat.Dense) (Fitted, error) {
 			}
 		}
 		f.Components[i] = comp
-		f.Ratio[i] = s[i] * s[i] / total
+		r := s[i] / s[0]
+		f.Ratio[i] = r * r / total
 	}
 	return f, nil
 }

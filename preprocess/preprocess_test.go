@@ -320,8 +320,35 @@ func TestErrors(t *testing.T) {
 		t.Errorf("pipeline Apply error = %v", err)
 	}
 	same := mat.NewDense(3, 2, []float64{1, 2, 1, 2, 1, 2})
-	if _, err := (PCA{}).Fit(same); err == nil || !strings.Contains(err.Error(), "zero variance") {
+	if _, err := (PCA{}).Fit(same); err == nil || !strings.Contains(err.Error(), "no variance above rounding (its 3 rows agree") {
 		t.Errorf("PCA of identical rows: error = %v", err)
+	}
+	// Huge values (the library audit): σ² overflowed from 1e154 on, so
+	// iris ×1e153 kept 1 component instead of 3, and rows of ±1e308 gave
+	// a PCA of 0 components whose Apply panicked.
+	x := randDense(rand.New(rand.NewPCG(1, 2)), 40, 4)
+	for j := 0; j < 4; j++ { // variances 1, 1e-2, 1e-4, 1e-6: 99.99 % in 3
+		for i := 0; i < 40; i++ {
+			x.Set(i, j, x.At(i, j)*math.Pow(10, -float64(j)))
+		}
+	}
+	want, err := PCA{Fraction: 0.9999}.Fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var big mat.Dense
+	big.Scale(1e153, x)
+	got, err := PCA{Fraction: 0.9999}.Fit(&big)
+	if err != nil || got.OutDims() != want.OutDims() {
+		t.Errorf("PCA of rows ×1e153: %v, want %d components", err, want.OutDims())
+	}
+	big.Scale(1e307/1e153, &big)
+	if f, err := (PCA{}).Fit(&big); err == nil && f.OutDims() == 0 || err != nil && !strings.Contains(err.Error(), "overflows") {
+		t.Errorf("PCA of rows ×1e307: %v", err)
+	} else if err == nil {
+		if _, err := f.Apply(&big); err != nil {
+			t.Errorf("PCA of rows ×1e307: Apply: %v", err)
+		}
 	}
 }
 

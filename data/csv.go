@@ -69,7 +69,48 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		d.Y, d.ClassNames = y, classes
 	}
+	d.Notes = rows.notes(n, len(d.ClassNames), opt)
 	return d, nil
+}
+
+// notes says what the reader guessed that may be wrong (Dataset.Notes):
+// a header row whose fields are all numbers that do not count the
+// columns (np.savetxt output read as if its first row named the columns),
+// and a label column taken by the last-column rule that has a class for
+// more than half of the n rows (a feature, where the labels are in a
+// column of another name or in none).
+func (c *csvRows) notes(n, classes int, opt Options) []string {
+	var out []string
+	if !opt.NoHeader && numericHeader(c.header) {
+		first := fmt.Sprintf("%q", short(c.header[0]))
+		if len(c.header) > 1 {
+			first += fmt.Sprintf(", %q, …", short(c.header[1]))
+		}
+		out = append(out, fmt.Sprintf("%s: the header row's fields are all numbers (%s): if the file has no header, give --no-header (its first row is being read as the column names, not as data)", c.name, first))
+	}
+	if c.labelCol >= 0 && opt.LabelColumn == "" && !opt.NoHeader && !namedLabel(c.header[c.labelCol]) && classes > max(10, n/2) {
+		out = append(out, fmt.Sprintf("%s: the labels were taken from the last column, %q (no column is named %s), and it has %d classes for %d rows: if it is a feature, name the label column with --label-col, or give --no-labels", c.name, c.header[c.labelCol], strings.Join(labelNames, ", "), classes, n))
+	}
+	return out
+}
+
+// numericHeader reports whether every field of a header parses as a
+// number and the fields are not the column numbers 0..p−1 or 1..p in some
+// order (pandas' default names, a label column moved).
+func numericHeader(h []string) bool {
+	seen := make(map[string]bool, len(h))
+	for _, f := range h {
+		if _, err := strconv.ParseFloat(f, 64); err != nil {
+			return false
+		}
+		seen[f] = true
+	}
+	counts0, counts1 := len(seen) == len(h), len(seen) == len(h)
+	for j := range h {
+		counts0 = counts0 && seen[strconv.Itoa(j)]
+		counts1 = counts1 && seen[strconv.Itoa(j+1)]
+	}
+	return len(h) > 0 && !counts0 && !counts1
 }
 
 // csvRows reads the data rows of a delimited text table one at a time,
@@ -271,7 +312,7 @@ func (c *csvRows) noRowsErr() error {
 // defaultLabelColumn returns the column named "label", else "class" (any
 // case), else the last column.
 func defaultLabelColumn(header []string) int {
-	for _, want := range []string{"label", "class"} {
+	for _, want := range labelNames {
 		for j, h := range header {
 			if strings.EqualFold(h, want) {
 				return j
@@ -279,6 +320,21 @@ func defaultLabelColumn(header []string) int {
 		}
 	}
 	return len(header) - 1
+}
+
+// labelNames are the names, in order of preference and in any case, of
+// the column the CSV and TSV readers take for the labels (else the last):
+// scikit-learn calls it target, MATLAB's face sets gnd.
+var labelNames = []string{"label", "labels", "class", "target", "gnd"}
+
+// namedLabel reports whether h is one of labelNames.
+func namedLabel(h string) bool {
+	for _, want := range labelNames {
+		if strings.EqualFold(h, want) {
+			return true
+		}
+	}
+	return false
 }
 
 // WriteCSV writes d as comma-separated text with a header row. When d.Y is

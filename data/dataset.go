@@ -25,7 +25,11 @@ const Unlabeled = -1
 // labels. ClassNames[c] is the original name of class c (for example the
 // ARFF nominal value or the CSV label text); FeatureNames[j] names column j.
 // DroppedRows counts the rows a loader left out (ARFF rows with missing
-// values under Options.Missing = "drop"); it is informational only.
+// values under Options.Missing = "drop"); it is informational only. Notes
+// are what a reader guessed that may be wrong (a label column taken by the
+// last-column rule that looks like a feature, a header row of numbers),
+// each a sentence saying which option settles it; the command line prints
+// them on stderr.
 type Dataset struct {
 	Name         string
 	X            *mat.Dense
@@ -33,6 +37,7 @@ type Dataset struct {
 	FeatureNames []string
 	ClassNames   []string
 	DroppedRows  int
+	Notes        []string
 }
 
 // Dims returns the number of rows and columns of X.

@@ -13,7 +13,8 @@ import (
 )
 
 // lineReader yields the lines of a text input without their line ending
-// ("\n" or "\r\n"), counting them from 1. Lines may be of any length.
+// ("\n" or "\r\n") and the first without a UTF-8 byte order mark,
+// counting them from 1. Lines may be of any length.
 type lineReader struct {
 	name string
 	br   *bufio.Reader
@@ -47,6 +48,9 @@ func (lr *lineReader) next() (string, bool) {
 		}
 	}
 	lr.line++
+	if lr.line == 1 {
+		s = strings.TrimPrefix(s, "\ufeff") // UTF-8 byte order mark (Windows editors)
+	}
 	s = strings.TrimSuffix(s, "\n")
 	s = strings.TrimSuffix(s, "\r")
 	return s, true

@@ -45,8 +45,10 @@ type Options struct {
 
 	// LabelColumn picks the CSV/TSV label column, by header name (exact
 	// match first, then case-insensitive) or by 1-based index ("1" is the
-	// first column). Empty: the column named "label", else "class" (any
-	// case), else the last column.
+	// first column). Empty: the column named "label", else "labels",
+	// "class", "target" or "gnd" (any case), else the last column (a guess
+	// that Dataset.Notes questions when that column has a class for more
+	// than half the rows).
 	LabelColumn string
 
 	// Delimiter is the CSV field separator. 0 means ',' (or '\t' for the
@@ -543,9 +545,9 @@ func (e *labelError) Error() string { return e.Msg }
 // encodeLabels turns label texts (already trimmed) into labels 0..C-1 and
 // class names. "" and "?" are Unlabeled. With classes non-nil, the label is
 // the index of its text in classes; otherwise, the classes are ordered
-// numerically when every label parses as an integer (labels with the same
-// value, like "1" and "+1", are one class named by its first text), else
-// as sorted strings.
+// numerically when every label is a whole number (wholeNumber: labels with
+// the same value, like "1", "+1" and "1.0", are one class named by its
+// first text), else as sorted strings.
 func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 	y := make([]int, len(texts))
 	if classes != nil {
@@ -565,7 +567,7 @@ func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 		if isMissingLabel(t) {
 			continue
 		}
-		if _, err := strconv.ParseInt(t, 10, 64); err != nil {
+		if _, ok := wholeNumber(t); !ok {
 			allInt = false
 			break
 		}
@@ -577,7 +579,7 @@ func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 			if isMissingLabel(t) {
 				continue
 			}
-			v, _ := strconv.ParseInt(t, 10, 64)
+			v, _ := wholeNumber(t)
 			vals[i] = v
 			if _, ok := first[v]; !ok {
 				first[v] = t
@@ -632,6 +634,21 @@ func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 		}
 	}
 	return y, names, nil
+}
+
+// wholeNumber returns the value of a label text that is a whole number:
+// an integer ("3", "+3", "03") or a decimal with no fraction ("3.0",
+// "3e0", as pandas writes integer labels of a column with missing values)
+// exactly representable (|v| ≤ 2⁵³).
+func wholeNumber(t string) (int64, bool) {
+	if v, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return v, true
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v != math.Trunc(v) || math.Abs(v) > 1<<53 { // NaN ≠ Trunc(NaN); Inf > 2⁵³
+		return 0, false
+	}
+	return int64(v), true
 }
 
 // classIndex maps each name of classes to its index (the first one when a

@@ -392,7 +392,7 @@ func labelTexts(b []byte, name string, n int) (texts []string, binary bool, err 
 			return nil, true, err
 		}
 	} else {
-		s := string(b)
+		s := strings.TrimPrefix(string(b), "\ufeff") // UTF-8 byte order mark
 		s = strings.TrimSuffix(s, "\n")
 		if s == "" && n != 1 {
 			return nil, false, lineErr(name, 0, "empty labels file; want %d labels, one per line", n)
@@ -406,6 +406,9 @@ func labelTexts(b []byte, name string, n int) (texts []string, binary bool, err 
 		for len(texts) > n && texts[len(texts)-1] == "" {
 			texts = texts[:len(texts)-1]
 		}
+	}
+	if len(texts) == n+1 && !binary {
+		return nil, binary, lineErr(name, 0, "%d labels for %d rows of data: if the first line, %q, is a header, remove it (a labels file holds one label per line and nothing else)", len(texts), n, texts[0])
 	}
 	if len(texts) != n {
 		return nil, binary, lineErr(name, 0, "%d labels for %d rows of data", len(texts), n)

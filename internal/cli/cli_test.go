@@ -607,3 +607,16 @@ func TestPrecomputedKernelCommands(t *testing.T) {
 		}
 	}
 }
+
+// The reader's notes reach stderr, also under --quiet, and the command
+// still runs (they are guesses, not errors).
+func TestReaderNotesPrinted(t *testing.T) {
+	f := write(t, "savetxt.csv", "1.5,2.5,0\n3.5,4.5,1\n5.5,6.5,0\n7.5,1.5,1\n")
+	st, out, errs := run(t, "info", "-i", f, "--quiet")
+	if st != 0 || !strings.Contains(errs, "dimred: note: ") || !strings.Contains(errs, "give --no-header") || !strings.Contains(out, "3 rows") {
+		t.Errorf("status %d, stdout %q, stderr %q", st, out, errs)
+	}
+	if st, _, errs := run(t, "info", "-i", f, "--no-header"); st != 0 || strings.Contains(errs, "note") {
+		t.Errorf("--no-header: status %d, stderr %q", st, errs)
+	}
+}

@@ -73,7 +73,7 @@ type clusterReport struct {
 
 func runCluster(e *env, args []string) error {
 	fs := newFlags(e, "cluster")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	name := fs.String("m", "none", "method whose embedding is clustered (see 'dimred methods'), or none for the input features")
 	k := fs.Int("k", 0, "number of clusters (0: the number of classes)")
 	dims := fs.Int("dims", 0, "embedding dimensions (0: the number of clusters — seed 002's rule for SR — or all the method gives when fewer)")

@@ -26,7 +26,7 @@ func init() { commandHelp["convert"] = convertHelp }
 // runConvert reads a data file and writes it in another format.
 func runConvert(e *env, args []string) error {
 	fs := newFlags(e, "convert")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	out := fs.String("o", "", "output file, its format by extension: .csv, .tsv, .npy, .npz or .mat, any of them .gz; - is standard output (CSV)")
 	labelsOut := fs.String("labels-out", "", "also write the labels to this file: .npy (integers, or strings for other class names) or text (one per line; empty for an unlabelled row), optionally .gz")
 	if err := parse(fs, args); err != nil {

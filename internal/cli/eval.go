@@ -15,7 +15,7 @@ import (
 
 func runEval(e *env, args []string) error {
 	fs := newFlags(e, "eval")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	methods := fs.String("m", "pca,lda,kpca,gda", "methods, comma-separated (see 'dimred methods')")
 	classifiers := fs.String("c", "ncc,knn3", "classifiers, comma-separated: ncc, knnK (e.g. knn1, knn3), svm-linear, svm-rbf, SVMs with parameters after a colon (e.g. svm-rbf:C=100,sigma=1; see docs/classifiers.md)")
 	cv := fs.Int("cv", 0, "stratified k-fold cross-validation with k folds (default 10 unless --train-per-class)")

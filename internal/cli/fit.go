@@ -52,7 +52,7 @@ func buildMethods(names []string, flags []string) ([]method.Method, []map[string
 
 func runFit(e *env, args []string) error {
 	fs := newFlags(e, "fit")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	name := fs.String("m", "", "method (see 'dimred methods')")
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
 	scale := fs.String("scale", defaultScale, "preprocessing fitted on the data and saved with the model: none, minmax, zscore, unit, pca:0.99, or a comma list (the same default as eval; with --stream: none)")
@@ -310,7 +310,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 
 func runTransform(e *env, args []string) error {
 	fs := newFlags(e, "transform")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only), .npz (arrays X and y) or .mat (variables fea and gnd), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")

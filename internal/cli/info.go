@@ -46,7 +46,7 @@ func runInfo(e *env, args []string) error {
 	fs := newFlags(e, "info")
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
 	format := fs.String("format", "text", "output: text or json")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}

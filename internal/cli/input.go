@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"strings"
 
@@ -18,13 +19,15 @@ type dataFlags struct {
 	npzX, npzY                                       string
 	noLabels, noHeader                               bool
 	features                                         int
+
+	e *env // its stderr gets the reader's notes (data.Dataset.Notes)
 }
 
-func addDataFlags(fs *flag.FlagSet) *dataFlags {
-	d := &dataFlags{}
+func addDataFlags(e *env, fs *flag.FlagSet) *dataFlags {
+	d := &dataFlags{e: e}
 	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .npz .mat, optionally .gz), builtin:NAME, or - for standard input (transform, convert; CSV unless --format-in)")
 	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, npz, mat")
-	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
+	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: the column named label, labels, class, target or gnd, in any case, else the last)")
 	fs.StringVar(&d.classAttr, "class-attr", "", "ARFF class attribute, by name or 1-based index (default: class, else last)")
 	fs.StringVar(&d.drop, "drop", "", "ARFF attributes to drop, comma-separated names or indices")
 	fs.StringVar(&d.missing, "missing", "", "rows with missing values ('?'): reject (default) or drop")
@@ -137,7 +140,19 @@ func (d *dataFlags) loadFrom(stdin io.Reader) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.printNotes(ds)
 	return ds, ds.Validate()
+}
+
+// printNotes prints what the reader guessed that may be wrong, on stderr
+// (also under --quiet: they are not progress).
+func (d *dataFlags) printNotes(ds *data.Dataset) {
+	if d.e == nil {
+		return
+	}
+	for _, n := range ds.Notes {
+		fmt.Fprintf(d.e.stderr, "dimred: note: %s\n", n)
+	}
 }
 
 func (d *dataFlags) load() (*data.Dataset, error) {
@@ -158,6 +173,7 @@ func (d *dataFlags) load() (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.printNotes(ds)
 	return ds, ds.Validate()
 }
 

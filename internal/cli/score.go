@@ -11,7 +11,7 @@ import (
 // themselves, or of their embedding through a saved model.
 func runScore(e *env, args []string) error {
 	fs := newFlags(e, "score")
-	df := addDataFlags(fs)
+	df := addDataFlags(e, fs)
 	modelPath := fs.String("model", "", "embed the input with this model first (else score the input columns as given)")
 	ignoreNames := fs.Bool("ignore-names", false, "with --model: take the columns by position even when the input's header names differ from the model's")
 	sigma := fs.Float64("sigma", 0, "Parzen window width σ (window N(·; zᵢ, σ²I)); 0: Silverman's rule on the scored rows")

@@ -99,7 +99,7 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	fs.StringVar(&f.glob, "i", "", "input shards: a glob of CSV, TSV, LIBSVM or .npy (C order) files (optionally .gz), on any file system Beam knows")
 	fs.StringVar(&f.labels, "shard-labels", "", "labels of .npy shards (--labels is Beam's job labels): a glob of one labels file per shard (.npy vector or text, one label per line), the one whose wildcards match the shard's (x-*.npy's x-7.npy: y-*.npy's y-7.npy)")
 	fs.StringVar(&f.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, npy")
-	fs.StringVar(&f.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: label, class, else last)")
+	fs.StringVar(&f.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: the column named label, labels, class, target or gnd, in any case, else the last)")
 	fs.StringVar(&f.sep, "sep", "", "CSV field separator (default ',')")
 	fs.StringVar(&f.classes, "classes", "", "class names in class order, comma-separated (default: the labels are the class indices 0, 1, ...)")
 	fs.BoolVar(&f.noLabels, "no-labels", false, "the data has no labels")

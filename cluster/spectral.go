@@ -146,16 +146,23 @@ func (nc NormalizedCut) KMeansFor(seed uint64) KMeans {
 // true classes.
 type Scores struct {
 	*SpectralEmbedding
-	// Accuracy and NMI hold one value per run (fractions in [0, 1]).
+	// Accuracy and NMI hold one value per run (fractions in [0, 1]); nil
+	// without classes.
 	Accuracy, NMI []float64
-	// Labels are the clusters (0..K−1) of the first run, seeded seed.
+	// Inertia is each run's k-means inertia on the embedding.
+	Inertia []float64
+	// Labels are the clusters (0..K−1) of run Run (from 0): the first,
+	// seeded seed, against classes; without classes the run of lowest
+	// inertia (the first of equals).
 	Labels []int
+	Run    int
 }
 
 // Score embeds x once and clusters the embedding runs times, k-means
 // seeded seed, seed+1, …, scoring each partition against the classes y
 // by clustering accuracy (seed 002 eq. 30) and NMI — seed 002's protocol
-// of 20 runs per reduction.
+// of 20 runs per reduction. With y nil (data without classes) the runs
+// are only clustered, and the one of lowest inertia gives Labels.
 func (nc NormalizedCut) Score(x *mat.Dense, y []int, runs int, seed uint64) (*Scores, error) {
 	if runs < 1 {
 		return nil, fmt.Errorf("cluster: %d runs, want at least 1", runs)
@@ -172,6 +179,13 @@ func (nc NormalizedCut) Score(x *mat.Dense, y []int, runs int, seed uint64) (*Sc
 		km, err := nc.KMeansFor(seed + uint64(r)).Fit(e.Rows)
 		if err != nil {
 			return nil, err
+		}
+		sc.Inertia = append(sc.Inertia, km.Inertia)
+		if y == nil {
+			if r == 0 || km.Inertia < sc.Inertia[sc.Run] {
+				sc.Labels, sc.Run = km.Labels, r
+			}
+			continue
 		}
 		acc, err := Accuracy(km.Labels, y)
 		if err != nil {

@@ -318,3 +318,35 @@ func TestScoreKeepsFirstRunLabels(t *testing.T) {
 		t.Errorf("first run: accuracy %v and NMI %v from its labels, %v and %v reported", acc, nmi, sc.Accuracy[0], sc.NMI[0])
 	}
 }
+
+// Without classes Score only clusters: no accuracy or NMI, the inertia of
+// every run (those of the scored runs, run for run), and the labels of
+// the run of lowest inertia, which are KMeansFor(seed + Run)'s.
+func TestScoreWithoutClasses(t *testing.T) {
+	x, y := blobs(40, 4, 6, 5)
+	nc := NormalizedCut{K: 4, Restarts: 1}
+	scored, err := nc.Score(x, y, 6, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := nc.Score(x, nil, 6, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Accuracy != nil || sc.NMI != nil || !reflect.DeepEqual(sc.Inertia, scored.Inertia) || len(sc.Inertia) != 6 {
+		t.Fatalf("without classes: accuracy %v, NMI %v, inertia %v (scored %v)", sc.Accuracy, sc.NMI, sc.Inertia, scored.Inertia)
+	}
+	best := 0
+	for r, v := range sc.Inertia {
+		if v < sc.Inertia[best] {
+			best = r
+		}
+	}
+	km, err := nc.KMeansFor(3 + uint64(best)).Fit(sc.Rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc.Run != best || !reflect.DeepEqual(sc.Labels, km.Labels) {
+		t.Errorf("kept run %d (labels of run %d wanted)", sc.Run, best)
+	}
+}

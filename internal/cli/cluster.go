@@ -27,7 +27,10 @@ supervised methods), clusters the embedding by normalized-cut spectral
 clustering R times (k-means seeds seed, seed+1, …) and reports the mean ±
 std of the clustering accuracy (seed 002 eq. 30, best one-to-one matching
 of clusters to classes) and of the NMI (arithmetic normalization) against
-the true classes. -m none clusters the (scaled) input features.
+the true classes. -m none clusters the (scaled) input features. Data
+without labels (--no-labels, or no label column) is clustered too, with -k
+given: nothing is scored, and the run of lowest k-means inertia gives the
+clusters that -o writes and --plot draws.
 
 --plot FILE (.png, .svg or .pdf) also draws the clustered embedding's
 first two coordinates coloured by the clusters of the first run (with -m
@@ -61,12 +64,14 @@ type clusterReport struct {
 	Eigen      []float64         `json:"eigenvalues"`
 	Runs       int               `json:"runs"`
 	Seed       uint64            `json:"seed"`
-	Accuracy   []float64         `json:"accuracy"`
-	NMI        []float64         `json:"nmi"`
-	AccMean    float64           `json:"accuracy_mean"`
-	AccStd     float64           `json:"accuracy_std"`
-	NMIMean    float64           `json:"nmi_mean"`
-	NMIStd     float64           `json:"nmi_std"`
+	Accuracy   []float64         `json:"accuracy,omitempty"` // nil without classes
+	NMI        []float64         `json:"nmi,omitempty"`
+	AccMean    *float64          `json:"accuracy_mean,omitempty"` // nil without classes
+	AccStd     *float64          `json:"accuracy_std,omitempty"`
+	NMIMean    *float64          `json:"nmi_mean,omitempty"`
+	NMIStd     *float64          `json:"nmi_std,omitempty"`
+	Inertia    []float64         `json:"inertia"`  // k-means inertia of each run
+	Kept       int               `json:"kept_run"` // the run -o and --plot show, from 1
 	Warnings   []string          `json:"warnings,omitempty"`
 	Preprocess string            `json:"scale"`
 }
@@ -75,7 +80,7 @@ func runCluster(e *env, args []string) error {
 	fs := newFlags(e, "cluster")
 	df := addDataFlags(e, fs)
 	name := fs.String("m", "none", "method whose embedding is clustered (see 'dimred methods'), or none for the input features")
-	k := fs.Int("k", 0, "number of clusters (0: the number of classes)")
+	k := fs.Int("k", 0, "number of clusters (0: the number of classes; required for data without labels)")
 	dims := fs.Int("dims", 0, "embedding dimensions (0: the number of clusters — seed 002's rule for SR — or all the method gives when fewer)")
 	aff := fs.String("affinity", string(cluster.KNN), "normalized-cut affinity: knn (p nearest neighbours, sparse), rbf (complete graph, σ by the median heuristic), selftune (Zelnik-Manor & Perona local scaling)")
 	nn := fs.Int("nn", 10, "knn: neighbours p of each row")
@@ -163,8 +168,15 @@ func runCluster(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if ds.Y == nil {
-		return df.errNoLabels("clustering accuracy and NMI compare the clusters with the classes")
+	unlabelled := ds.Y == nil
+	if unlabelled {
+		// Clustering without classes: the clusters (-o, --plot), no scores.
+		switch {
+		case *k == 0:
+			return usagef("-k: %s has no labels, so the number of clusters cannot default to the number of classes; give -k", df.input)
+		case *classes != "" || *subsample > 0:
+			return usagef("--classes and --subsample select rows by their classes, and %s has no labels", df.input)
+		}
 	}
 	n0, _ := ds.Dims()
 	var rowNum []int // the input row of each row clustered
@@ -179,9 +191,11 @@ func runCluster(e *env, args []string) error {
 		// not square is refused by the method).
 		ds.X = data.Columns(ds.X, rowNum)
 	}
-	ds.CompactClasses()
-	if err := needClasses(ds, df.input, "the clusters of a single class agree with it whatever they are"); err != nil {
-		return err
+	if !unlabelled {
+		ds.CompactClasses()
+		if err := needClasses(ds, df.input, "the clusters of a single class agree with it whatever they are"); err != nil {
+			return err
+		}
 	}
 	nc.K = *k
 	if nc.K == 0 {
@@ -247,9 +261,11 @@ func runCluster(e *env, args []string) error {
 		}
 		rep.Warnings = append(rep.Warnings, msg)
 	}
-	rep.Accuracy, rep.NMI = sc.Accuracy, sc.NMI
-	rep.AccMean, rep.AccStd = meanStd(rep.Accuracy)
-	rep.NMIMean, rep.NMIStd = meanStd(rep.NMI)
+	rep.Accuracy, rep.NMI, rep.Inertia, rep.Kept = sc.Accuracy, sc.NMI, sc.Inertia, sc.Run+1
+	if !unlabelled {
+		rep.AccMean, rep.AccStd = meanStd(rep.Accuracy)
+		rep.NMIMean, rep.NMIStd = meanStd(rep.NMI)
+	}
 	if *out != "" {
 		if err := e.writeFile(*out, func(w io.Writer) error {
 			return data.Write(w, outFormat, clusterRows(ds, rowNum, sc.Labels))
@@ -292,7 +308,11 @@ func runCluster(e *env, args []string) error {
 	for i := range names {
 		names[i] = fmt.Sprintf("cluster %d", i+1)
 	}
-	opt := plot.ScatterOptions{Title: fmt.Sprintf("%s, %s: %d clusters, accuracy %.1f %% (run 1)", ds.Name, *name, nc.K, 100*sc.Accuracy[0]), XLabel: axes + "1", YLabel: axes + "2"}
+	title := fmt.Sprintf("%s, %s: %d clusters (run %d, lowest inertia)", ds.Name, *name, nc.K, sc.Run+1)
+	if !unlabelled {
+		title = fmt.Sprintf("%s, %s: %d clusters, accuracy %.1f %% (run 1)", ds.Name, *name, nc.K, 100*sc.Accuracy[0])
+	}
+	opt := plot.ScatterOptions{Title: title, XLabel: axes + "1", YLabel: axes + "2"}
 	if err := plot.Scatter(*plotPath, z, sc.Labels, names, opt); err != nil {
 		return err
 	}
@@ -312,11 +332,12 @@ func clusterRows(ds *data.Dataset, rows, clusters []int) *data.Dataset {
 	return &data.Dataset{Name: ds.Name, X: x, Y: ds.Y, ClassNames: ds.ClassNames, FeatureNames: []string{"row", "cluster"}}
 }
 
-func meanStd(v []float64) (float64, float64) {
-	if len(v) == 1 {
-		return v[0], 0
+func meanStd(v []float64) (*float64, *float64) {
+	m, sd := v[0], 0.0
+	if len(v) > 1 {
+		m, sd = stat.MeanStdDev(v, nil)
 	}
-	return stat.MeanStdDev(v, nil)
+	return &m, &sd
 }
 
 func writeClusterText(e *env, r *clusterReport) {
@@ -344,8 +365,12 @@ func writeClusterText(e *env, r *clusterReport) {
 		fmt.Fprintf(e.stderr, "dimred cluster: warning: %s\n", w)
 	}
 	e.printf("clusters  %d, %d runs (seeds %d..%d)\n", r.Clusters, r.Runs, r.Seed, r.Seed+uint64(r.Runs)-1)
-	e.printf("accuracy  %.2f ± %.2f %%\n", 100*r.AccMean, 100*r.AccStd)
-	e.printf("NMI       %.4f ± %.4f\n", r.NMIMean, r.NMIStd)
+	if r.AccMean == nil {
+		e.printf("accuracy  none: the data has no classes (run %d, of lowest k-means inertia %.6g, gives the clusters)\n", r.Kept, r.Inertia[r.Kept-1])
+		return
+	}
+	e.printf("accuracy  %.2f ± %.2f %%\n", 100**r.AccMean, 100**r.AccStd)
+	e.printf("NMI       %.4f ± %.4f\n", *r.NMIMean, *r.NMIStd)
 }
 
 func fmtValues(v []float64) string {

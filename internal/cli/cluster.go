@@ -173,7 +173,7 @@ func runCluster(e *env, args []string) error {
 		// Clustering without classes: the clusters (-o, --plot), no scores.
 		switch {
 		case *k == 0:
-			return usagef("-k: %s has no labels, so the number of clusters cannot default to the number of classes; give -k", df.input)
+			return df.errNoLabels("the number of clusters cannot default to the number of classes: give -k (the rows are then clustered, without scores), or the labels")
 		case *classes != "" || *subsample > 0:
 			return usagef("--classes and --subsample select rows by their classes, and %s has no labels", df.input)
 		}

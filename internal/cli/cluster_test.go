@@ -146,7 +146,9 @@ func TestClusterUnlabelled(t *testing.T) {
 	dir := t.TempDir()
 	ds := datasets.Iris()
 	f := filepath.Join(dir, "x.csv")
-	if err := data.WriteFile(f, func(w io.Writer) error { return data.WriteCSV(w, &data.Dataset{X: ds.X, FeatureNames: ds.FeatureNames}) }); err != nil {
+	if err := data.WriteFile(f, func(w io.Writer) error {
+		return data.WriteCSV(w, &data.Dataset{X: ds.X, FeatureNames: ds.FeatureNames})
+	}); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "c.csv")
@@ -181,13 +183,14 @@ func TestClusterUnlabelled(t *testing.T) {
 		t.Errorf("text report: status %d\n%s", st, stdout)
 	}
 	for _, c := range []struct {
-		args []string
-		want string
+		args   []string
+		status int
+		want   string
 	}{
-		{nil, "has no labels, so the number of clusters cannot default"},
-		{[]string{"-k", "3", "--subsample", "20"}, "select rows by their classes"},
+		{nil, 1, "has no labels (--no-labels was given); the number of clusters cannot default"},
+		{[]string{"-k", "3", "--subsample", "20"}, 2, "select rows by their classes"},
 	} {
-		if st, _, errs := run(t, append([]string{"cluster", "-i", f, "--no-labels"}, c.args...)...); st != 2 || !strings.Contains(errs, c.want) {
+		if st, _, errs := run(t, append([]string{"cluster", "-i", f, "--no-labels"}, c.args...)...); st != c.status || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, %s", c.args, st, errs)
 		}
 	}

@@ -137,7 +137,7 @@ func TestNoLabelsHints(t *testing.T) {
 		{[]string{"fit", "-m", "lda", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")}, "lda is a supervised method"},
 		{[]string{"fit", "-m", "lqmi", "--stream", "-i", npy, "-o", filepath.Join(t.TempDir(), "m.json")}, "lqmi is a supervised method"},
 		{[]string{"eval", "-m", "pca", "-i", npy}, "eval measures a classifier's error"},
-		{[]string{"cluster", "-i", npy}, "clustering accuracy and NMI compare"},
+		{[]string{"cluster", "-i", npy}, "the number of clusters cannot default to the number of classes: give -k"},
 		{[]string{"score", "-i", npy}, "QMI is between an embedding and its labels"},
 	} {
 		st, _, errs := run(t, c.args...)

@@ -13,9 +13,9 @@ import (
 // command line's -p does: "key=value" goes to every selected method that
 // has key, and "name.key=value" to method name only (it wins over an
 // unscoped key, whatever the order). A setting that is not key=value, a
-// key that no selected method has, and a method prefix that is not
-// selected are errors naming the option name (the flag, e.g. "-p"); the
-// values are checked by New.
+// key that no selected method has, a method prefix that is not selected,
+// and a key (or method.key) given twice are errors naming the option name
+// (the flag, e.g. "-p"); the values are checked by New.
 func Route(name string, flags []string, selected []Info) (map[string]map[string]string, error) {
 	out := map[string]map[string]string{}
 	names := make([]string, len(selected))
@@ -24,11 +24,16 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 		names[i] = info.Name
 	}
 	var scoped []string
+	given := map[string]string{} // key or method.key → its first flag
 	for _, kv := range flags {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("%s %s: not key=value or method.key=value", name, kv)
 		}
+		if first, ok := given[strings.ToLower(k)]; ok {
+			return nil, fmt.Errorf("%s %s: %s is already given (%s %s); give each key once (a method.key=value flag sets one method's value apart from the others')", name, kv, k, name, first)
+		}
+		given[strings.ToLower(k)] = kv
 		if strings.Contains(k, ".") {
 			scoped = append(scoped, kv) // applied after the unscoped keys
 			continue

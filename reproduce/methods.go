@@ -93,15 +93,20 @@ func NewOverrides(settings []string) *Overrides {
 	return &Overrides{Settings: settings}
 }
 
-// Check reports a setting that is not key=value or names a parameter no
-// registered method has.
+// Check reports a setting that is not key=value, names a parameter no
+// registered method has, or repeats a key.
 func (o *Overrides) Check() error {
 	if o == nil {
 		return nil
 	}
 	infos := method.All()
+	given := map[string]string{}
 	for _, kv := range o.Settings {
 		k, _, _ := strings.Cut(kv, "=")
+		if first, ok := given[strings.ToLower(k)]; ok {
+			return fmt.Errorf("-p %s: %s is already given (-p %s); give each key once", kv, k, first)
+		}
+		given[strings.ToLower(k)] = kv
 		if m, _, scoped := strings.Cut(k, "."); scoped {
 			// A scoped key is checked against its method only.
 			info, err := method.Lookup(strings.ToLower(m))

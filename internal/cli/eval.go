@@ -99,6 +99,15 @@ func runEval(e *env, args []string) error {
 		return usageError{err}
 	}
 	proto.Classifiers = cs
+	var gps []evaluate.GridParam // checked before the data is read
+	if *nested {
+		if gps, err = gridParams(grid, names); err != nil {
+			return err
+		}
+		if err := gridAgainstP(gps, names, kvs); err != nil {
+			return err
+		}
+	}
 	ds, err := df.load()
 	if err != nil {
 		return err
@@ -130,10 +139,6 @@ func runEval(e *env, args []string) error {
 		return err
 	}
 	if *nested {
-		gps, err := gridParams(grid, names)
-		if err != nil {
-			return err
-		}
 		rep, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps, ChooseClassifier: *choose})
 		var ge *evaluate.GridError
 		if errors.As(err, &ge) {
@@ -233,6 +238,29 @@ func gridParams(flags []string, names []string) ([]evaluate.GridParam, error) {
 		}
 	}
 	return out, nil
+}
+
+// gridAgainstP refuses a --grid key that -p also sets for the same
+// method (or sigma against gamma, which exclude each other): the grid's
+// candidates would replace the -p value without a word.
+func gridAgainstP(gps []evaluate.GridParam, names []string, kvs []map[string]string) error {
+	clash := map[string][]string{"sigma": {"sigma", "gamma"}, "gamma": {"sigma", "gamma"}}
+	for _, gp := range gps {
+		i := slices.Index(names, gp.Method)
+		if i < 0 {
+			continue
+		}
+		keys := clash[gp.Key]
+		if keys == nil {
+			keys = []string{gp.Key}
+		}
+		for _, k := range keys {
+			if v, ok := kvs[i][k]; ok {
+				return usagef("--grid %s=%s and -p %s=%s both set %s's %s: the grid's values would replace -p's; give it in one of them", gp.Key, strings.Join(gp.Values, ","), k, v, gp.Method, k)
+			}
+		}
+	}
+	return nil
 }
 
 func validFormat(f string) bool {

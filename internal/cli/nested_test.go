@@ -96,6 +96,13 @@ func TestEvalNestedBadInput(t *testing.T) {
 		{[]string{"--nested", "--grid", "sigma=1,-2"}, 2, []string{"sigma=-2", `"gda"`, "must be > 0"}},
 		{[]string{"--nested", "--grid", "sigma=1", "--grid", "gamma=1"}, 2, []string{"sigma", "gamma", "exclude each other"}},
 		{[]string{"--nested", "--inner-folds", "40"}, 1, []string{"40 inner folds", "at least 40 labelled training rows of every class", "use at most"}},
+		// The CLI audit: -p under a --grid of the same key (or sigma under
+		// gamma) was replaced silently, and a repeated --grid key kept
+		// only its last flag's values; both before the data is read.
+		{[]string{"--nested", "--grid", "sigma=1,2", "-p", "gamma=3"}, 2, []string{"--grid sigma=1,2 and -p gamma=3 both set gda's gamma"}},
+		{[]string{"--nested", "--grid", "gda.alpha=1,2", "-p", "gda.alpha=3"}, 2, []string{"both set gda's alpha"}},
+		{[]string{"--nested", "--grid", "sigma=1,2", "--grid", "sigma=3"}, 2, []string{"--grid sigma=3: sigma is already given (--grid sigma=1,2)"}},
+		{[]string{"-p", "sigma=1", "-p", "sigma=2"}, 2, []string{"-p sigma=2: sigma is already given (-p sigma=1)"}},
 	} {
 		st, _, errs := run(t, append(append([]string{}, base...), tc.args...)...)
 		if st != tc.status {

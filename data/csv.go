@@ -50,6 +50,9 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 	}
 	n := len(lines)
 	if n == 0 {
+		if rows.dropped > 0 {
+			return nil, lineErr(name, 0, "no data rows left: all %d rows have missing values (--missing drop)", rows.dropped)
+		}
 		return nil, rows.noRowsErr()
 	}
 
@@ -57,6 +60,7 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 		Name:         datasetName(name),
 		X:            mat.NewDense(n, rows.nfeat, vals),
 		FeatureNames: rows.featNames,
+		DroppedRows:  rows.dropped,
 	}
 	if rows.labelCol >= 0 {
 		y, classes, err := encodeLabels(labels, opt.Classes)
@@ -125,6 +129,9 @@ type csvRows struct {
 	labelCol  int      // -1 when the data has no labels
 	first     []string // the first record when it is data (NoHeader)
 	firstLine int
+	skip      []bool // columns left out (Options.Drop)
+	dropMiss  bool   // Options.Missing "drop": rows with a missing value are left out
+	dropped   int    // rows left out so far
 }
 
 // newCSVRows reads the header of the table in r (or, with opt.NoHeader,
@@ -188,16 +195,32 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 		}
 	}
 
+	skip := make([]bool, ncols)
+	for _, spec := range opt.Drop {
+		j, err := resolveColumn(strings.TrimSpace(spec), header, "column")
+		if err != nil {
+			return nil, lineErr(name, 1, "--drop %q: %v", spec, err)
+		}
+		if j == labelCol {
+			return nil, lineErr(name, 1, "--drop %q: column %q is the label column and cannot be dropped (give --no-labels for unlabelled data, or another --label-col)", spec, header[j])
+		}
+		skip[j] = true
+	}
 	nfeat := ncols
 	if labelCol >= 0 {
 		nfeat--
+	}
+	for _, sk := range skip {
+		if sk {
+			nfeat--
+		}
 	}
 	if nfeat < 1 {
 		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one%s", ncols, quoteList(header, 10), sepHint(strings.Join(first, ""), cr.Comma))
 	}
 	featNames := make([]string, 0, nfeat)
 	for j, h := range header {
-		if j != labelCol {
+		if j != labelCol && !skip[j] {
 			featNames = append(featNames, h)
 		}
 	}
@@ -205,6 +228,7 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 		featNames = defaultNames(nfeat)
 	}
 	c.header, c.featNames, c.ncols, c.nfeat, c.labelCol = header, featNames, ncols, nfeat, labelCol
+	c.skip, c.dropMiss = skip, opt.Missing == "drop"
 	return c, nil
 }
 
@@ -216,6 +240,41 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 // than the input (a read or decompression error); vals may then hold some
 // of the row's fields.
 func (c *csvRows) next(vals []float64) (out []float64, label string, line int, ok, rowBad bool, err error) {
+	for {
+		start := len(vals)
+		out, label, line, ok, rowBad, err = c.record(vals)
+		if err == nil || !c.dropMiss || !errors.Is(err, errMissing) {
+			return out, label, line, ok, rowBad, err
+		}
+		vals = out[:start] // a row with a missing value: left out
+		c.dropped++
+	}
+}
+
+// errMissing marks the error of a field holding a missing value
+// (missingText), which Options.Missing "drop" turns into a dropped row.
+var errMissing = errors.New("missing value")
+
+// missingError is the FormatError of a missing value: errors.Is(err,
+// errMissing) holds, and errors.As finds the FormatError.
+type missingError struct{ *FormatError }
+
+func (e missingError) Is(target error) bool { return target == errMissing }
+func (e missingError) Unwrap() error        { return e.FormatError }
+
+// missingText reports whether a CSV field (trimmed) is a missing value:
+// empty, "?", "NA", "N/A", "NaN" or "null" (any case), as spreadsheets,
+// R, pandas and Weka write them.
+func missingText(s string) bool {
+	switch strings.ToLower(s) {
+	case "", "?", "na", "n/a", "nan", "null":
+		return true
+	}
+	return false
+}
+
+// record reads one record (see next).
+func (c *csvRows) record(vals []float64) (out []float64, label string, line int, ok, rowBad bool, err error) {
 	rec := c.first
 	if rec != nil {
 		c.first = nil
@@ -242,10 +301,21 @@ func (c *csvRows) next(vals []float64) (out []float64, label string, line int, o
 			label = strings.Clone(strings.TrimSpace(s))
 			continue
 		}
+		if c.skip[j] {
+			continue
+		}
 		v, msg := parseNumber(s)
 		if msg != "" {
 			l, _ := c.cr.FieldPos(j)
-			return vals, "", 0, false, true, lineErr(c.name, l, "column %q: %s%s", short(c.header[j]), msg, sepHint(s, c.cr.Comma))
+			if missingText(strings.TrimSpace(s)) {
+				return vals, "", 0, false, true, missingError{&FormatError{File: c.name, Line: l, Offset: -1,
+					Msg: fmt.Sprintf("column %q: missing value %q; a number is required (--missing drop, Options.Missing \"drop\", leaves such rows out)", short(c.header[j]), short(strings.TrimSpace(s)))}}
+			}
+			msg += sepHint(s, c.cr.Comma)
+			if !strings.Contains(msg, "--drop") && !strings.HasPrefix(msg, "value") {
+				msg += fmt.Sprintf("; if the column is not a feature (an identifier, a name), leave it out with --drop %q (Options.Drop)", short(c.header[j]))
+			}
+			return vals, "", 0, false, true, lineErr(c.name, l, "column %q: %s", short(c.header[j]), msg)
 		}
 		vals = append(vals, v)
 	}

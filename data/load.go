@@ -70,9 +70,10 @@ type Options struct {
 	// named "class" in any case, else the last attribute.
 	ClassAttr string
 
-	// Drop lists ARFF attributes to leave out (row identifiers, string or
-	// date attributes, ...), by name or 1-based index like ClassAttr. A
-	// name that matches no attribute is an error.
+	// Drop lists ARFF attributes or CSV/TSV columns to leave out (row
+	// identifiers, string or date attributes, ...), by name or 1-based
+	// index like ClassAttr and LabelColumn. A name that matches none is an
+	// error, and so is the label column.
 	Drop []string
 
 	// Nominal says how ARFF nominal input attributes become numbers:
@@ -82,11 +83,13 @@ type Options struct {
 	// one 0/1 column per declared value, named attr=value.
 	Nominal string
 
-	// Missing says what to do with an ARFF row that has a missing value
-	// ('?') in a kept input attribute: "reject" (or empty, the default) is
-	// an error naming the file, line and attribute; "drop" leaves the row
-	// out and counts it in Dataset.DroppedRows. A missing class value is
-	// never an error: the row is kept as Unlabeled.
+	// Missing says what to do with a row that has a missing value in a
+	// kept input attribute or column (ARFF: '?'; CSV/TSV: an empty field,
+	// "?", "NA", "N/A", "NaN" or "null" in any case): "reject" (or empty,
+	// the default) is an error naming the file, line and column; "drop"
+	// leaves the row out and counts it in Dataset.DroppedRows. A missing
+	// label is never an error: the row is kept as Unlabeled. Other formats
+	// have no missing values, and the option is an error there.
 	Missing string
 
 	// Weights says what to do with ARFF instance weights ("…, {w}") other
@@ -289,6 +292,29 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 	}
 	if (opt.MatFeatures != "" || opt.MatLabels != "" || opt.MatSamples != "") && format != FormatMAT {
 		return "", opt, fmt.Errorf("%s: --mat-fea, --mat-gnd and --mat-samples (Options.MatFeatures, MatLabels, MatSamples) are for .mat data, not %s", path, format)
+	}
+	// Options of one format given for another would be ignored without a
+	// word (the CLI audit): each is an error naming the formats it is for.
+	text := format == FormatCSV || format == FormatTSV
+	for _, c := range []struct {
+		given bool
+		what  string
+		ok    bool
+		for_  string
+	}{
+		{opt.ClassAttr != "", "--class-attr (Options.ClassAttr)", format == FormatARFF, "ARFF data (CSV and TSV take --label-col)"},
+		{opt.Nominal != "", "--nominal (Options.Nominal)", format == FormatARFF, "ARFF data"},
+		{opt.Weights != "", "--arff-weights (Options.Weights)", format == FormatARFF, "ARFF data"},
+		{len(opt.Drop) > 0, "--drop (Options.Drop)", format == FormatARFF || text, "ARFF, CSV and TSV data"},
+		{opt.Missing != "", "--missing (Options.Missing)", format == FormatARFF || text, "ARFF, CSV and TSV data (the others have no missing values)"},
+		{opt.LabelColumn != "", "--label-col (Options.LabelColumn)", text, "CSV and TSV data (ARFF takes --class-attr)"},
+		{opt.NoHeader, "--no-header (Options.NoHeader)", text, "CSV and TSV data"},
+		{opt.Delimiter != 0 && format != FormatTSV, "--sep (Options.Delimiter)", format == FormatCSV, "CSV data"},
+		{opt.NumFeatures != 0, "--features (Options.NumFeatures)", format == FormatLIBSVM, "LIBSVM data"},
+	} {
+		if c.given && !c.ok {
+			return "", opt, fmt.Errorf("%s: %s is for %s, not %s", path, c.what, c.for_, format)
+		}
 	}
 	if format == FormatTSV && opt.Delimiter == 0 {
 		opt.Delimiter = '\t'

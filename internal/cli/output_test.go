@@ -46,9 +46,9 @@ func TestTransformOutputs(t *testing.T) {
 				got = append(got, append([]float64{want[i][0]}, x.X.RawRowView(i)[:c]...))
 			}
 		} else {
-			opt := data.Options{LabelColumn: "label"}
-			if strings.Contains(name, ".mat") {
-				opt = data.Options{} // fea and gnd
+			opt := data.Options{} // .npz: X and y; .mat: fea and gnd
+			if strings.Contains(name, ".csv") || strings.Contains(name, ".tsv") {
+				opt = data.Options{LabelColumn: "label"}
 			}
 			ds, err := data.Load(out, opt)
 			if err != nil {

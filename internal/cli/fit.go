@@ -226,11 +226,27 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 		return err
 	}
 	p := &method.Pipeline{Method: name, Params: kv, Model: model.(*method.Fitted), Features: ms.Dim()}
+	p.FeatureNames, p.ClassNames = streamNames(df.input, opt, ms.Dim(), &ms)
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
 	e.status(out, "fitted %s from statistics of %s (%s in %s, %s) → %s; model written to %s\n", name, df.input, nOf(ms.N(), "row"), nOf(chunks, "chunk"), nOf(ms.Dim(), "feature"), nOf(model.Dims(), "dimension"), out)
 	return nil
+}
+
+// streamNames returns what a streamed fit saves of the input's names, as
+// a fit in memory does: the feature names of a CSV or TSV header (so that
+// transform checks the columns' order and finds the label column by
+// them), and the class names, which a scan reads as class indices (0..C−1
+// for the C classes of ms). Other formats have no feature names to keep.
+func streamNames(path string, opt data.Options, d int, ms *stats.Moments) (features, classes []string) {
+	if names, err := data.ScanHeader(path, opt); err == nil && len(names) == d {
+		features = names
+	}
+	for c := range ms.ClassCounts() {
+		classes = append(classes, strconv.Itoa(c))
+	}
+	return features, classes
 }
 
 // streamNystrom fits a kernel method with space=nystrom in three passes
@@ -301,6 +317,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 		return err
 	}
 	p := &method.Pipeline{Method: name, Params: kv, Model: fitted, Features: d}
+	p.FeatureNames, p.ClassNames = streamNames(path, opt, d, &ms)
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}

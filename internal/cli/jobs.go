@@ -209,10 +209,12 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 		}
 	}
 	if len(refit) > 0 {
-		sweep := "every dimension"
+		sweep := "every dimension; --dims (e.g. --dims 1-10,20,50) fits only those listed"
 		switch {
 		case len(p.Dims) > 0:
 			sweep = fmt.Sprintf("up to %d (--dims %s)", len(p.Dims), evaluate.DimsText(p.Dims))
+		case p.MaxDims > 10:
+			sweep = fmt.Sprintf("up to %d; --dims (e.g. --dims 1-10,20,50) fits only those listed", p.MaxDims)
 		case p.MaxDims > 0:
 			sweep = fmt.Sprintf("up to %d", p.MaxDims)
 		}

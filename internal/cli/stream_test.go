@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/datasets"
 	"github.com/dimred/dimred/linalg"
+	"github.com/dimred/dimred/method"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -81,6 +83,13 @@ func TestFitStream(t *testing.T) {
 		}
 		if worst, scale := transformGap(t, csvPath, streamed, whole); worst > 1e-9*scale {
 			t.Errorf("%s: streamed model differs from the in-memory one by %.3g (scale %.3g)", m, worst, scale)
+		}
+		// The streamed model keeps the header's feature names, as the
+		// in-memory one does (the CLI audit: it kept none, so transform
+		// took columns in another order without a word), and the classes.
+		ps, pw := loadPipelineFile(t, streamed), loadPipelineFile(t, whole)
+		if !slices.Equal(ps.FeatureNames, pw.FeatureNames) || len(ps.FeatureNames) != 64 || len(ps.ClassNames) != len(pw.ClassNames) {
+			t.Errorf("%s: streamed model's names %q, classes %q; in memory %q, %q", m, ps.FeatureNames, ps.ClassNames, pw.FeatureNames, pw.ClassNames)
 		}
 	}
 	// A .npy file with a labels file streams too, and gives the model of
@@ -326,4 +335,18 @@ func TestTransformStream(t *testing.T) {
 			t.Errorf("%v: status %d, stderr %q; want an error mentioning %q", c.args, st, errs, c.want)
 		}
 	}
+}
+
+func loadPipelineFile(t *testing.T, path string) *method.Pipeline {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := method.LoadPipeline(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

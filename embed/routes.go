@@ -53,6 +53,9 @@ func (s *solve) eigs(a, b linalg.SymOperator, k int, order linalg.Order) ([]floa
 		e = linalg.ChooseEigenFor(a, b, k, s.p.RankTol)
 	}
 	progress.Step(s.ctx, a.Dim(), "%s eigen-solver: %d pairs of order %d", e.Name(), k, a.Dim())
+	if b != nil && !auto && (e.Name() == "lanczos" || e.Name() == "randomized") {
+		return nil, nil, fmt.Errorf("eigen=%s solves standard eigenproblems A·v = λ·v only, and this problem is generalized (A·v = λ·B·v: a constraint other than the identity, or a ridge on it); give eigen=lobpcg (iterative, generalized), dense or auto", e.Name())
+	}
 	r, err := e.Eigs(s.ctx, a, b, k, order)
 	if err != nil && auto && s.ctx.Err() == nil {
 		// An automatic choice must not turn a solvable problem into an

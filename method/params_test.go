@@ -343,3 +343,21 @@ func TestSolverRegressionWhereItApplies(t *testing.T) {
 		}
 	}
 }
+
+// eigen=lanczos or randomized on a generalized problem (LDA's, KLPP's)
+// says so and names the solvers that take it (the message was linalg's
+// "b must be nil"), and eigen=lobpcg solves it.
+func TestStandardOnlyEigenSolvers(t *testing.T) {
+	x, y := paramsData(t)
+	for _, name := range []string{"lda", "klpp"} {
+		for _, e := range []string{"lanczos", "randomized"} {
+			_, err := badNew(t, name, map[string]string{"eigen": e}).Fit(x, y, 1)
+			if err == nil || !strings.Contains(err.Error(), "eigen="+e+" solves standard eigenproblems") || !strings.Contains(err.Error(), "give eigen=lobpcg") {
+				t.Errorf("%s eigen=%s: %v", name, e, err)
+			}
+		}
+		if _, err := badNew(t, name, map[string]string{"eigen": "lobpcg"}).Fit(x, y, 1); err != nil {
+			t.Errorf("%s eigen=lobpcg: %v", name, err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/param"
 	"github.com/dimred/dimred/preprocess"
@@ -226,7 +227,7 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		return job
 	})
 	if err != nil {
-		return nil, err
+		return nil, graph.NameClass(err, ds.ClassNames)
 	}
 
 	what := "dimension" + grids.describe()

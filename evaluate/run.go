@@ -16,6 +16,7 @@ import (
 
 	"github.com/dimred/dimred/classify"
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/progress"
@@ -343,7 +344,7 @@ func Run(ds *data.Dataset, p Protocol) (*Report, error) {
 			proto: &p, m: m, where: splits[s].name}
 	})
 	if err != nil {
-		return nil, err
+		return nil, graph.NameClass(err, ds.ClassNames)
 	}
 
 	rep := &Report{Dataset: name, N: n, D: d, Classes: present, Protocol: p.Describe()}
@@ -643,7 +644,7 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 		}
 	}
 	if err != nil {
-		return fail("fit: %v", err)
+		return unitResult{err: fmt.Errorf("evaluate: method %q, %s: fit: %w", nm.Name, where, err)} // wrapped: graph.NameClass, context errors
 	}
 	if model == nil {
 		return fail("fit returned no model")

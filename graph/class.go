@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -159,6 +160,46 @@ func (g *ClassBlock) diagConstantPerClass() bool {
 	return true
 }
 
+// ClassSizeError is CheckLabels' error for a class with too few rows. It
+// names the class by its label; NameClass gives the message with the
+// class's name instead, where the names are known (a data set's
+// ClassNames).
+type ClassSizeError struct {
+	Class, Rows, Need int
+}
+
+func (e *ClassSizeError) Error() string {
+	return fmt.Sprintf("labels: class %d has %d rows, need at least %d", e.Class, e.Rows, e.Need)
+}
+
+// NameClass returns err with the class of a ClassSizeError in its chain
+// named by names[class] in the message (the wrappers' text kept); err
+// itself when there is none or the name is unknown. The result unwraps
+// to err.
+func NameClass(err error, names []string) error {
+	var ce *ClassSizeError
+	if !errors.As(err, &ce) || ce.Class < 0 || ce.Class >= len(names) {
+		return err
+	}
+	named := fmt.Sprintf("labels: class %q has %s, need at least %d", names[ce.Class], rowsText(ce.Rows), ce.Need)
+	return &namedClassError{msg: strings.Replace(err.Error(), ce.Error(), named, 1), err: err}
+}
+
+func rowsText(n int) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return fmt.Sprintf("%d rows", n)
+}
+
+type namedClassError struct {
+	msg string
+	err error
+}
+
+func (e *namedClassError) Error() string { return e.msg }
+func (e *namedClassError) Unwrap() error { return e.err }
+
 // CheckLabels validates labels for a supervised class graph: one label per
 // row, at least two classes with rows, and (if minPerClass > 0) every class
 // with at least minPerClass rows. The error names the rule and the value.
@@ -182,7 +223,7 @@ func CheckLabels(y []int, n, minPerClass int) error {
 			if orig != nil {
 				c = orig[c]
 			}
-			return fmt.Errorf("labels: class %d has %d rows, need at least %d", c, k, minPerClass)
+			return &ClassSizeError{Class: c, Rows: k, Need: minPerClass}
 		}
 	}
 	if nonEmpty < 2 {

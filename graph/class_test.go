@@ -1,6 +1,8 @@
 package graph
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"sort"
@@ -440,5 +442,26 @@ func TestCheckLabels(t *testing.T) {
 				t.Errorf("%s: error %q does not mention %q", c.name, err, c.want)
 			}
 		}()
+	}
+}
+
+// A class with too few rows is a ClassSizeError naming its label; with
+// the data set's class names NameClass names it in the whole message
+// (the wrappers' text kept, the chain unwrapping to the original), as the
+// command line and evaluate do (the CLI audit: "class 3 has 1 rows" for
+// the class "merlot").
+func TestNameClass(t *testing.T) {
+	err := CheckLabels([]int{0, 0, 1, 2, 2}, 5, 2)
+	var ce *ClassSizeError
+	if !errors.As(err, &ce) || ce.Class != 1 || ce.Rows != 1 || ce.Need != 2 {
+		t.Fatalf("CheckLabels: %v", err)
+	}
+	wrapped := fmt.Errorf("kqmi: %w (advice)", err)
+	named := NameClass(fmt.Errorf("fold 2: %w", wrapped), []string{"barolo", "merlot", "grignolino"})
+	if want := `fold 2: kqmi: labels: class "merlot" has 1 row, need at least 2 (advice)`; named.Error() != want || !errors.As(named, &ce) {
+		t.Errorf("named: %q, want %q", named, want)
+	}
+	if NameClass(wrapped, nil) != wrapped || NameClass(errors.New("other"), []string{"a"}).Error() != "other" {
+		t.Error("NameClass changed an error it cannot name")
 	}
 }

@@ -78,7 +78,7 @@ func checkStatsLabels(name string, ms *stats.Moments, minPerClass int) (int, err
 			present++
 		}
 		if k > 0 && k < minPerClass {
-			return 0, fmt.Errorf("%s: labels: class %d has %d rows, need at least %d", name, c, k, minPerClass)
+			return 0, fmt.Errorf("%s: %w", name, &graph.ClassSizeError{Class: c, Rows: k, Need: minPerClass})
 		}
 	}
 	if present < 2 {

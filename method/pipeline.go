@@ -12,6 +12,7 @@ import (
 
 	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/embed"
+	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/preprocess"
 )
@@ -101,7 +102,7 @@ func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool)
 	}
 	model, err := FitContext(ctx, m, x, ds.Y, s.Dims)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, graph.NameClass(err, ds.ClassNames)
 	}
 	f, ok := model.(*Fitted)
 	if !ok {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -90,7 +89,8 @@ func qmiLabels(name string, sp *KernelSpace, x *mat.Dense, y []int, minRows, dim
 	}
 	x, y, err := lab(name, x, y, minRows)
 	if err != nil {
-		if minRows > 1 && strings.Contains(err.Error(), "rows, need at least") {
+		var ce *graph.ClassSizeError
+		if minRows > 1 && errors.As(err, &ce) {
 			err = fmt.Errorf("%w (QMI's Parzen estimate of a class needs %d rows; set min_class=1 to accept smaller classes)", err, minRows)
 		}
 		return nil, nil, 0, err

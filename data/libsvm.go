@@ -67,8 +67,9 @@ func (lr *lineReader) Err() error {
 
 // ReadLIBSVM reads LIBSVM/svmlight sparse text from r; name is the file
 // name used in errors and for Dataset.Name. Each non-blank line is
-// "label index:value index:value ..." with 1-based indices, in any order
-// but each at most once; features not listed are 0. Text from '#' to the
+// "label index:value index:value ..." with 1-based indices (0-based when
+// an index 0 occurs, as scikit-learn writes them), in any order but each
+// at most once; features not listed are 0. Text from '#' to the
 // end of a line is a comment, and svmlight's "qid:n" tokens are ignored.
 // The dimension is the largest index in the file, or opt.NumFeatures. The
 // labels are ordered as in ReadCSV ("-1" and "+1" give the classes "-1",
@@ -108,6 +109,28 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if len(rows) == 0 {
 		return nil, errLIBSVMEmpty(name)
 	}
+	// A file with an index 0 is zero-based (scikit-learn's
+	// dump_svmlight_file writes one by default; its reader decides the
+	// same way): every index is shifted by one, and the features are
+	// named f0, f1, … after the file's indices.
+	zero := false
+	for _, row := range rows {
+		if len(row) > 0 && row[0].idx == 0 {
+			zero = true
+			break
+		}
+	}
+	if zero {
+		for _, row := range rows {
+			for k := range row {
+				row[k].idx++
+			}
+		}
+		maxIdx++
+		if opt.NumFeatures > 0 && maxIdx > opt.NumFeatures {
+			return nil, lineErr(name, maxLine, "index %d (zero-based: the file has an index 0) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, opt.NumFeatures)
+		}
+	}
 	p := maxIdx
 	if opt.NumFeatures > 0 {
 		p, maxLine = opt.NumFeatures, 0
@@ -123,8 +146,12 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		scatterEntries(x.RawRowView(i), row)
 	}
 	names := make([]string, p)
+	first := 1
+	if zero {
+		first = 0
+	}
 	for j := range names {
-		names[j] = "f" + strconv.Itoa(j+1)
+		names[j] = "f" + strconv.Itoa(j+first)
 	}
 	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: names}
 	if !opt.NoLabels {
@@ -183,8 +210,8 @@ func parseLIBSVMLine(s string, line int, name string, opt Options, row []svmEntr
 			continue
 		}
 		idx, err := strconv.Atoi(is)
-		if err != nil || idx < 1 {
-			return "", row, false, lineErr(name, line, "token %q: index %q is not a positive integer (LIBSVM indices start at 1)", short(f), short(is))
+		if err != nil || idx < 0 {
+			return "", row, false, lineErr(name, line, "token %q: index %q is not a non-negative integer (LIBSVM indices start at 1; 0 in a zero-based file)", short(f), short(is))
 		}
 		if opt.NumFeatures > 0 && idx > opt.NumFeatures {
 			return "", row, false, lineErr(name, line, "token %q: index %d exceeds the dimension %d set by --features (Options.NumFeatures)", short(f), idx, opt.NumFeatures)

@@ -50,7 +50,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		opt      Options
 		wants    []string
 	}{
-		{"zero index", "1 0:1\n", Options{}, []string{"b.svm:1", `index "0" is not a positive integer`}},
+		{"negative index", "1 -1:1\n", Options{}, []string{"b.svm:1", `index "-1" is not a non-negative integer`}},
 		{"bad index", "1 1:2\n1 x:1\n", Options{}, []string{"b.svm:2", `index "x"`}},
 		{"no colon", "1 1:2 3\n", Options{}, []string{"b.svm:1", `token "3": want index:value`}},
 		{"bad value", "1 1:abc\n", Options{}, []string{"b.svm:1", "feature 1", `cannot parse "abc"`}},

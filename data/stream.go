@@ -401,6 +401,9 @@ func (s *scanner) libsvm(in io.Reader) error {
 		}
 		start := len(pairs)
 		label, row, ok, err := parseLIBSVMLine(text, lr.line, s.name, s.opt, pairs)
+		if err == nil && ok && len(row) > start && row[start].idx == 0 {
+			err = lineErr(s.name, lr.line, "index 0: a zero-based file (scikit-learn's dump_svmlight_file writes one by default), which a scan cannot tell from its first rows; read it without --stream (indices are then shifted when an index 0 occurs), or write it with zero_based=False")
+		}
 		if err != nil {
 			pairs = row[:start] // drop the row's pairs
 			if err := s.rowErr(err); err != nil {

@@ -217,7 +217,7 @@ func TestScanErrorsMatchLoad(t *testing.T) {
 		{"nan.csv.gz", "1,1,Inf\n", Options{}},
 		{"dup.svm", "1 1:2 1:3\n", Options{}},
 		{"token.svm", "1 1:2 7\n", Options{}},
-		{"index.svm", "1 0:2\n", Options{}},
+		{"index.svm", "1 -3:2\n", Options{}},
 		{"value.svm", "1 2:x\n", Options{}},
 		{"wide.svm", "1 9:1\n", Options{NumFeatures: 2}},
 		{"multi.svm", "1,2 1:1\n", Options{}},
@@ -679,4 +679,32 @@ func TestScanReaderLabels(t *testing.T) {
 		err := ScanReaderLabels(bytes.NewReader(c.data), name, bytes.NewReader(c.labels), "y.lab", c.opt, 2, func(*mat.Dense, []int) error { return nil }, nil)
 		wantErr(t, c.name, err, c.wants...)
 	}
+}
+
+// A LIBSVM file with an index 0 is zero-based, as scikit-learn's
+// dump_svmlight_file writes by default (the CLI audit: refused with
+// "index 0 is not a positive integer"): Load shifts its indices and reads
+// the data of the one-based file, names the features after the file's
+// indices; Scan, which cannot tell from its first chunk, refuses it with
+// the way out.
+func TestLIBSVMZeroBased(t *testing.T) {
+	dir := t.TempDir()
+	one := writeTemp(t, dir, "one.svm", "1 1:0.5 3:2\n2 2:1\n1 3:4\n")
+	zero := writeTemp(t, dir, "zero.svm", "1 0:0.5 2:2\n2 1:1\n1 2:4\n")
+	a, err := Load(one, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Load(zero, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.X, b.X) || !slices.Equal(a.Y, b.Y) || !slices.Equal(b.FeatureNames, []string{"f0", "f1", "f2"}) {
+		t.Errorf("zero-based: X %v, names %q; one-based X %v", mat.Formatted(b.X), b.FeatureNames, mat.Formatted(a.X))
+	}
+	if _, err := Load(zero, Options{NumFeatures: 2}); err == nil || !strings.Contains(err.Error(), "index 2 (zero-based") {
+		t.Errorf("zero-based past --features: %v", err)
+	}
+	err = Scan(zero, Options{}, 10, func(*mat.Dense, []int) error { return nil })
+	wantErr(t, "scan of a zero-based file", err, "zero.svm:1", "index 0: a zero-based file", "without --stream")
 }

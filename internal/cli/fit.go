@@ -234,6 +234,17 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	return nil
 }
 
+// integerNames reports whether every class name is the decimal integer of
+// its index (0, 1, …), the names a scan's class indices give.
+func integerNames(names []string) bool {
+	for c, n := range names {
+		if n != strconv.Itoa(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // streamNames returns what a streamed fit saves of the input's names, as
 // a fit in memory does: the feature names of a CSV or TSV header (so that
 // transform checks the columns' order and finds the label column by
@@ -361,6 +372,7 @@ func runTransform(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	df.libsvmWidth(p.Features)
 	if !*ignoreNames {
 		if err := df.labelsByModel(p.FeatureNames); err != nil {
 			return err
@@ -440,6 +452,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	if err != nil {
 		return err
 	}
+	df.libsvmWidth(p.Features)
 	if checkNames {
 		if err := df.labelsByModel(p.FeatureNames); err != nil {
 			return err
@@ -457,6 +470,12 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		if err := p.CheckFeatureNames(names); err != nil {
 			return fmt.Errorf("input %s, model %s: %w; reorder the columns, or give --ignore-names to take them by position", df.input, modelPath, err)
 		}
+	}
+	var classes []string
+	if !opt.NoLabels && opt.Classes == nil && len(p.ClassNames) > 0 && !integerNames(p.ClassNames) {
+		// Labels the model names (barolo, …): a scan numbers them by the
+		// model's classes, and the output writes them back by name.
+		opt.Classes, classes = p.ClassNames, p.ClassNames
 	}
 	if p, err = keepDims(p, dims); err != nil {
 		return err
@@ -476,7 +495,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		if format == "npy" {
 			rw, err = data.NewNPYWriter(w, out, k) // the embedding only, as without --stream
 		} else {
-			rw, err = data.NewRowWriter(w, format, df.input, k, names, nil, !opt.NoLabels)
+			rw, err = data.NewRowWriter(w, format, df.input, k, names, classes, !opt.NoLabels)
 		}
 		if err != nil {
 			return err

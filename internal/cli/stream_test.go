@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -349,4 +350,75 @@ func loadPipelineFile(t *testing.T, path string) *method.Pipeline {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// transform --stream reads labels the model names (strings) by the
+// model's classes and writes them back by name: the same bytes as
+// without --stream (the CLI audit: "label barolo is not a class index").
+func TestTransformStreamNamedLabels(t *testing.T) {
+	dir := t.TempDir()
+	ds := datasets.Wine()
+	ds.ClassNames = []string{"barolo", "grignolino", "barbera"}
+	in := filepath.Join(dir, "w.csv")
+	if err := data.WriteFile(in, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", in, "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	var outs [2][]byte
+	for i, extra := range [][]string{{"--stream", "--chunk", "50"}, nil} {
+		out := filepath.Join(dir, "z"+strconv.Itoa(i)+".csv")
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", in, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v: %s", extra, errs)
+		}
+		outs[i], _ = os.ReadFile(out)
+	}
+	if !bytes.Equal(outs[0], outs[1]) || !bytes.Contains(outs[0], []byte("\nbarbera,")) {
+		t.Errorf("streamed output differs from the whole one or lacks the names:\n%.200s\n%.200s", outs[0], outs[1])
+	}
+}
+
+// A LIBSVM file whose last feature is zero in every row is read at the
+// model's width by transform, streamed or not (the CLI audit: "has 12
+// features, the model was fitted on 13"), and gives the rows' embedding.
+func TestTransformLIBSVMModelWidth(t *testing.T) {
+	dir := t.TempDir()
+	ds := datasets.Wine()
+	var b strings.Builder
+	for i := 0; i < 178; i++ {
+		b.WriteString(strconv.Itoa(ds.Y[i]))
+		for j := 0; j < 12; j++ {
+			fmt.Fprintf(&b, " %d:%v", j+1, ds.X.At(i, j))
+		}
+		b.WriteString("\n")
+		ds.X.Set(i, 12, 0)
+	}
+	svm := filepath.Join(dir, "w.libsvm")
+	if err := os.WriteFile(svm, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	csv := filepath.Join(dir, "w.csv")
+	if err := data.WriteFile(csv, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", "builtin:wine", "--scale", "none", "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	want := filepath.Join(dir, "want.csv")
+	if st, _, errs := run(t, "transform", "--model", model, "-i", csv, "-o", want, "--ignore-names"); st != 0 {
+		t.Fatalf("transform of the CSV: %s", errs)
+	}
+	wb, _ := os.ReadFile(want)
+	for _, extra := range [][]string{nil, {"--stream"}} {
+		out := filepath.Join(dir, "z.csv")
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", svm, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v of the LIBSVM file: %s", extra, errs)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, wb) {
+			t.Errorf("transform %v of the LIBSVM file differs from the CSV's", extra)
+		}
+	}
 }

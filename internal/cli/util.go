@@ -81,6 +81,19 @@ func (d *dataFlags) inputFormat() string {
 	return format
 }
 
+// libsvmWidth makes the model's input width the dimension of a LIBSVM
+// input read for it, unless --features gives one: a sparse file whose
+// last features are zero in every row would otherwise be read narrower
+// than the model ("has 12 features, the model was fitted on 13").
+func (d *dataFlags) libsvmWidth(features int) {
+	switch d.inputFormat() {
+	case data.FormatLIBSVM, "svm", "svmlight":
+		if d.features == 0 {
+			d.features = features
+		}
+	}
+}
+
 // supervised reports whether the method named name is a supervised one
 // (it needs every training row's label).
 func supervised(name string) bool {

@@ -394,11 +394,16 @@ func ParseList(names string) ([]Classifier, error) {
 		items = append(items, n)
 	}
 	var out []Classifier
+	seen := map[string]string{}
 	for _, n := range items {
 		c, err := Parse(n)
 		if err != nil {
 			return nil, err
 		}
+		if first, ok := seen[c.Name()]; ok {
+			return nil, fmt.Errorf("classifier %q is %s again (given as %q): each classifier once", strings.TrimSpace(n), c.Name(), first)
+		}
+		seen[c.Name()] = strings.TrimSpace(n)
 		out = append(out, c)
 	}
 	return out, nil

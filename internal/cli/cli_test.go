@@ -620,3 +620,25 @@ func TestReaderNotesPrinted(t *testing.T) {
 		t.Errorf("--no-header: status %d, stderr %q", st, errs)
 	}
 }
+
+// Flags that would be ignored, or repeat another, are usage errors (the
+// CLI audit): a classifier twice, a negative --subsample, a label option
+// under --no-labels, a cluster flag of another affinity.
+func TestIgnoredFlagsRefused(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"eval", "-i", "builtin:iris", "-m", "pca", "-c", "ncc,ncc"}, `classifier "ncc" is ncc again`},
+		{[]string{"eval", "-i", "builtin:iris", "-m", "pca", "--subsample", "-5"}, "--subsample must be ≥ 0, got -5"},
+		{[]string{"cluster", "-i", "builtin:iris", "--subsample", "-5"}, "--subsample must be ≥ 0"},
+		{[]string{"info", "-i", write(t, "nl.csv", "a,b\n1,2\n3,4\n"), "--no-labels", "--label-col", "1"}, "--no-labels with --label-col"},
+		{[]string{"cluster", "-i", "builtin:iris", "--sigma", "2"}, "--sigma is for --affinity rbf, and the affinity is knn"},
+		{[]string{"cluster", "-i", "builtin:iris", "--affinity", "rbf", "--nn", "5"}, "--nn is for --affinity knn"},
+		{[]string{"cluster", "-i", "builtin:iris", "--affinity", "selftune", "--t", "1"}, "--t is for --affinity knn"},
+	} {
+		if st, _, errs := run(t, c.args...); st != 2 || !strings.Contains(errs, c.want) {
+			t.Errorf("%v: status %d, stderr %q, want a usage error with %q", c.args, st, errs, c.want)
+		}
+	}
+}

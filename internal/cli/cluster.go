@@ -120,8 +120,8 @@ func runCluster(e *env, args []string) error {
 		return usagef("-o - and --format json would both write to standard output")
 	}
 	switch {
-	case *k < 0 || *dims < 0:
-		return usagef("-k and --dims must be ≥ 0, got %d and %d", *k, *dims)
+	case *k < 0 || *dims < 0 || *subsample < 0:
+		return usagef("-k, --dims and --subsample must be ≥ 0, got %d, %d and %d", *k, *dims, *subsample)
 	case *runs < 1 || *restarts < 1:
 		return usagef("--runs and --restarts must be ≥ 1, got %d and %d", *runs, *restarts)
 	case *nn < 1 || *scaleK < 1:
@@ -135,6 +135,14 @@ func runCluster(e *env, args []string) error {
 		Affinity: cluster.Affinity(*aff), P: *nn, Weights: graph.WeightKind(*weights), T: *heatT,
 		Sigma: *sigma, ScaleK: *scaleK, Connect: cluster.Connect(*connect), Restarts: *restarts,
 		Context: e.ctx,
+	}
+	for _, f := range []struct {
+		flag string
+		for_ cluster.Affinity
+	}{{"nn", cluster.KNN}, {"weights", cluster.KNN}, {"t", cluster.KNN}, {"connect", cluster.KNN}, {"sigma", cluster.RBF}, {"scale-k", cluster.SelfTune}} {
+		if flagGiven(fs, f.flag) && nc.Affinity != f.for_ {
+			return usagef("--%s is for --affinity %s, and the affinity is %s: it would be ignored", f.flag, f.for_, nc.Affinity)
+		}
 	}
 	if !slices.Contains(cluster.Affinities, nc.Affinity) {
 		return usagef("--affinity %q: want knn, rbf or selftune", *aff)

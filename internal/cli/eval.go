@@ -60,7 +60,7 @@ func runEval(e *env, args []string) error {
 	for _, f := range []struct {
 		flag     string
 		v, least int
-	}{{"--cv", *cv, 0}, {"--train-per-class", *nu, 0}, {"--repeats", *repeats, 1}, {"--max-dims", *maxDims, 0}, {"-j", *jobs, 0}} {
+	}{{"--cv", *cv, 0}, {"--train-per-class", *nu, 0}, {"--repeats", *repeats, 1}, {"--max-dims", *maxDims, 0}, {"-j", *jobs, 0}, {"--subsample", *subsample, 0}} {
 		if f.v < f.least {
 			return usagef("%s must be ≥ %d, got %d", f.flag, f.least, f.v)
 		}

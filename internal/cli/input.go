@@ -54,6 +54,9 @@ func (d *dataFlags) options() (data.Options, error) {
 		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
 		NPZFeatures: d.npzX, NPZLabels: d.npzY,
 	}
+	if d.noLabels && (d.labelCol != "" || d.classAttr != "" || d.labels != "") {
+		return opt, usagef("--no-labels with --label-col, --class-attr or --labels: the data is read without labels, so the label option would be ignored; give one or the other")
+	}
 	if d.drop != "" {
 		opt.Drop = strings.Split(d.drop, ",")
 	}

@@ -464,6 +464,18 @@ type RowWriter struct {
 	buf     []byte
 }
 
+// checkClassNames refuses class names that a reader would not read back
+// as themselves: empty or "?" (an unlabelled row's), or with surrounding
+// spaces; what names the writer, name the data.
+func checkClassNames(what, name string, classes []string) error {
+	for c, s := range classes {
+		if isMissingLabel(s) || strings.TrimSpace(s) != s {
+			return fmt.Errorf("%s: dataset %q: class %d is named %q, which would read back as a different label", what, name, c, s)
+		}
+	}
+	return nil
+}
+
 // LabelText is the text of label c in a label column or a labels file:
 // its class name when classes are given, else the class index; "" for
 // Unlabeled (which the readers read back as unlabelled). c must be
@@ -502,9 +514,9 @@ func newRowWriter(w io.Writer, sep rune, name string, p int, names, classes []st
 	default:
 		return nil, fmt.Errorf("WriteCSV: dataset %q has %d feature names for %d columns", name, len(names), p)
 	}
-	for c, s := range classes {
-		if isMissingLabel(s) || strings.TrimSpace(s) != s {
-			return nil, fmt.Errorf("WriteCSV: dataset %q: class %d is named %q, which would read back as a different label", name, c, s)
+	if labels {
+		if err := checkClassNames("WriteCSV", name, classes); err != nil {
+			return nil, err
 		}
 	}
 	r := &RowWriter{cw: csv.NewWriter(w), name: name, names: names, classes: classes, labels: labels, rec: make([]string, 0, p+1)}

@@ -531,7 +531,8 @@ func TestWriteMATRoundTrip(t *testing.T) {
 	}{
 		{&Dataset{X: mat.NewDense(1, 1, []float64{math.NaN()})}, "NaN"},
 		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 3}, ClassNames: []string{"a", "b"}}, "row 5 has label 3"},
-		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 1}, ClassNames: []string{"a", "b "}}, `class name "b " cannot be kept`},
+		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 1}, ClassNames: []string{"a", "b "}}, `class 1 is named "b ", which would read back as a different label`},
+		{&Dataset{X: x, Y: []int{0, 0, 0, 0, 1}, ClassNames: []string{"a", "b c "}}, `class 1 is named "b c "`},
 		{&Dataset{}, "no data"},
 	} {
 		err := WriteMAT(io.Discard, c.d)

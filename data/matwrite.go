@@ -55,6 +55,9 @@ func WriteMAT(w io.Writer, d *Dataset) error {
 		if len(d.Y) != n {
 			return fmt.Errorf("Write mat: %d labels for %d rows", len(d.Y), n)
 		}
+		if err := checkClassNames("Write mat", d.name(), d.ClassNames); err != nil {
+			return err
+		}
 		var err error
 		if gnd, names, err = matLabels(d.Y, d.ClassNames); err != nil {
 			return err
@@ -88,6 +91,13 @@ func WriteMAT(w io.Writer, d *Dataset) error {
 // nil when gnd holds the names' integers, which ReadMAT numbers back in
 // the same order (integers in increasing order, every class used).
 func matLabels(y []int, names []string) (gnd []float64, classes []string, err error) {
+	if len(names) == 0 {
+		// No class names: the class indices are the names, as WriteCSV
+		// writes them.
+		for c := range min(NumClasses(y), len(y)+1) {
+			names = append(names, strconv.Itoa(c))
+		}
+	}
 	ints := make([]float64, len(names))
 	allInt := len(names) > 0
 	used := make([]bool, len(names))
@@ -105,12 +115,7 @@ func matLabels(y []int, names []string) (gnd []float64, classes []string, err er
 		ints[c] = float64(v)
 	}
 	if !allInt {
-		for _, s := range names {
-			if s == "" || strings.TrimRight(s, " ") != s {
-				return nil, nil, fmt.Errorf("Write mat: class name %q cannot be kept in a char matrix, whose rows are padded with spaces (empty or ending with a space)", s)
-			}
-		}
-		classes = names
+		classes = names // checkClassNames refused names a char matrix's space padding would change
 	}
 	gnd = make([]float64, len(y))
 	for i, c := range y {

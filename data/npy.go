@@ -455,8 +455,14 @@ func (a *npyArray) labelTexts(name string) ([]string, error) {
 	}
 	texts := make([]string, len(a.vals))
 	for i, v := range a.vals {
-		if v != math.Trunc(v) || math.Abs(v) > 1<<53 {
-			return nil, offsetErr(name, a.offset(i), "label %d is %v; labels must be integers or strings", i+1, v)
+		switch {
+		case math.IsNaN(v):
+			texts[i] = "" // an unlabelled row, as NaN is in a .mat file's gnd
+			continue
+		case math.Abs(v) > 1<<53 && !math.IsInf(v, 0):
+			return nil, offsetErr(name, a.offset(i), "label %d is %v, beyond 2⁵³: numeric labels are read as float64 values, which do not keep such integers exactly; renumber the classes (0..C−1) or store them as strings", i+1, v)
+		case v != math.Trunc(v) || math.IsInf(v, 0):
+			return nil, offsetErr(name, a.offset(i), "label %d is %v; labels must be integers or strings (NaN: an unlabelled row)", i+1, v)
 		}
 		texts[i] = strconv.FormatInt(int64(v), 10)
 	}

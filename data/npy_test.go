@@ -251,3 +251,18 @@ func TestReadLabelsTrailingBlankLines(t *testing.T) {
 		t.Errorf("one label too many: %v", err)
 	}
 }
+
+// Numeric label arrays: NaN is an unlabelled row (as in a .mat file's
+// gnd; it was an error), and an int64 beyond 2⁵³ is refused for what it
+// is (the library audit: "labels must be integers or strings" for an
+// integer).
+func TestNPYLabelValues(t *testing.T) {
+	f := rawNPY("<f8", false, "(3,)", encodeValues(binary.LittleEndian, []float64{2, math.NaN(), 0}))
+	y, names, err := ReadLabels(bytes.NewReader(f), "y.npy", 3, nil)
+	if err != nil || !slices.Equal(y, []int{1, -1, 0}) || !slices.Equal(names, []string{"0", "2"}) {
+		t.Errorf("NaN label: %v %q %v", y, names, err)
+	}
+	big := rawNPY("<i8", false, "(2,)", encodeValues(binary.LittleEndian, []int64{1, 1 << 62}))
+	_, _, err = ReadLabels(bytes.NewReader(big), "y.npy", 2, nil)
+	wantErr(t, "int64 label 2^62", err, "label 2 is 4.611686018427388e+18, beyond 2⁵³", "store them as strings")
+}

@@ -223,15 +223,15 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		if n, _ := d.X.Dims(); len(d.Y) != n {
 			return fmt.Errorf("Write npz: %d labels for %d rows", len(d.Y), n)
 		}
+		if err := checkClassNames("Write npz", d.name(), d.ClassNames); err != nil {
+			return err
+		}
 		texts := make([]string, len(d.Y))
 		for i, c := range d.Y {
-			if c == Unlabeled {
-				continue
-			}
-			if c < 0 || c >= len(d.ClassNames) {
+			if c < Unlabeled || (len(d.ClassNames) > 0 && c >= len(d.ClassNames)) {
 				return fmt.Errorf("Write npz: row %d has label %d; the data has %d class names", i+1, c, len(d.ClassNames))
 			}
-			texts[i] = d.ClassNames[c]
+			texts[i] = LabelText(c, d.ClassNames) // the class index without names, as WriteCSV
 		}
 		if err := add("y", func(w io.Writer) error { return writeLabelArray(w, texts) }); err != nil {
 			return err

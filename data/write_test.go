@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,6 +165,43 @@ func TestRowWriter(t *testing.T) {
 	} {
 		if _, err := NewRowWriter(&buf, c.format, "d", 2, c.names, c.classes, true); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewRowWriter(%s, %v, %v): error %v; want one mentioning %q", c.format, c.names, c.classes, err, c.want)
+		}
+	}
+}
+
+// The .npz and .mat writers refuse class names that read back as another
+// label ("?" and "" are an unlabelled row's), as WriteCSV does (the
+// library audit: their rows read back unlabelled), and write a data set
+// without class names by its class indices, as WriteCSV does (they
+// refused it).
+func TestWriteClassNamesAcrossFormats(t *testing.T) {
+	x := mat.NewDense(4, 1, []float64{1, 2, 3, 4})
+	for _, write := range []struct {
+		name string
+		fn   func(io.Writer, *Dataset) error
+	}{{"csv", WriteCSV}, {"npz", WriteNPZ}, {"mat", WriteMAT}} {
+		for _, bad := range []string{"?", "", " y"} {
+			err := write.fn(io.Discard, &Dataset{Name: "d", X: x, Y: []int{0, 1, 0, 1}, ClassNames: []string{bad, "z"}})
+			if err == nil || !strings.Contains(err.Error(), "would read back as a different label") {
+				t.Errorf("%s with a class named %q: %v", write.name, bad, err)
+			}
+		}
+		var b bytes.Buffer
+		if err := write.fn(&b, &Dataset{Name: "d", X: x, Y: []int{0, 2, -1, 2}}); err != nil {
+			t.Errorf("%s without class names: %v", write.name, err)
+			continue
+		}
+		got, err := ReadFrom(bytes.NewReader(b.Bytes()), "d."+write.name, Options{Format: write.name})
+		if err != nil {
+			t.Errorf("%s without class names read back: %v", write.name, err)
+			continue
+		}
+		wantY, wantNames := []int{0, 1, -1, 1}, []string{"0", "2"}
+		if write.name == "mat" { // a .mat file keeps the unused class 1 by name
+			wantY, wantNames = []int{0, 2, -1, 2}, []string{"0", "1", "2"}
+		}
+		if !slices.Equal(got.Y, wantY) || !slices.Equal(got.ClassNames, wantNames) {
+			t.Errorf("%s without class names read back: %v, classes %q, %v", write.name, got.Y, got.ClassNames, err)
 		}
 	}
 }

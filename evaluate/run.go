@@ -176,6 +176,11 @@ func (p *Protocol) validate() (preprocess.Pipeline, error) {
 		if m.Name == "" {
 			return nil, fmt.Errorf("evaluate: method %d has no name", i+1)
 		}
+		for j := range i {
+			if p.Methods[j].Name == m.Name {
+				return nil, fmt.Errorf("evaluate: methods %d and %d are both named %q: the results are told apart by name", j+1, i+1, m.Name)
+			}
+		}
 	}
 	if len(p.Classifiers) == 0 {
 		return nil, fmt.Errorf("evaluate: no classifiers")

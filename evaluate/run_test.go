@@ -345,6 +345,7 @@ func TestRunErrors(t *testing.T) {
 		{"no methods", good, Protocol{Classifiers: nccs}, "no methods"},
 		{"unnamed method", good, Protocol{Methods: []NamedMethod{{"", firstCols{}}}, Classifiers: nccs}, "method 1 has no name"},
 		{"nil method", good, Protocol{Methods: []NamedMethod{{"x", nil}}, Classifiers: nccs}, `method 1 ("x") is nil`},
+		{"two methods of one name", good, Protocol{Methods: []NamedMethod{{"x", firstCols{}}, {"y", firstCols{}}, {"x", firstCols{}}}, Classifiers: nccs}, `methods 1 and 3 are both named "x"`},
 		{"no classifiers", good, Protocol{Methods: raw}, "no classifiers"},
 		{"one fold", good, Protocol{Methods: raw, Classifiers: nccs, Folds: 1}, "Folds = 1, want k ≥ 2"},
 		{"both protocols", good, Protocol{Methods: raw, Classifiers: nccs, Folds: 5, PerClass: 2}, "both Folds (5) and PerClass (2)"},

@@ -65,7 +65,7 @@ type SRParams struct {
 
 // Params declares the parameters.
 func (p *SRParams) Params(s *param.Schema) {
-	param.Enum(s, &p.Graph, "graph", "graph: auto (by the labels: supervised, semi-supervised with −1 labels, unsupervised without labels), supervised or unsupervised (labels ignored)",
+	param.Enum(s, &p.Graph, "graph", "graph: auto (by the labels: supervised, semi-supervised with unlabelled rows (label −1; in a data file an empty or ? label), unsupervised without labels), supervised or unsupervised (labels ignored)",
 		param.C(SRAuto, SRAuto), param.C(SRSupervised, SRSupervised), param.C(SRUnsupervised, SRUnsupervised))
 	param.Num(s, &p.P, "p", graph.DefaultSRNeighbours, "nearest neighbours of the graph's neighbour edges", param.Min(1))
 	param.Num(s, &p.Delta, "delta", 1.0, "weight δ of neighbour edges against class edges (1/l_k)", param.Above(0), param.Max(1))

@@ -630,6 +630,7 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		want string
 	}{
 		{[]string{"eval", "-i", "builtin:iris", "-m", "pca", "-c", "ncc,ncc"}, `classifier "ncc" is ncc again`},
+		{[]string{"eval", "-i", "builtin:iris", "-m", "pca,lda,PCA"}, "-m: pca is listed twice"},
 		{[]string{"eval", "-i", "builtin:iris", "-m", "pca", "--subsample", "-5"}, "--subsample must be ≥ 0, got -5"},
 		{[]string{"cluster", "-i", "builtin:iris", "--subsample", "-5"}, "--subsample must be ≥ 0"},
 		{[]string{"info", "-i", write(t, "nl.csv", "a,b\n1,2\n3,4\n"), "--no-labels", "--label-col", "1"}, "--no-labels with --label-col"},

@@ -33,6 +33,11 @@ func buildMethods(names []string, flags []string) ([]method.Method, []map[string
 		if err != nil {
 			return nil, nil, usageError{err}
 		}
+		for _, prev := range infos[:i] {
+			if prev.Name == info.Name {
+				return nil, nil, usagef("-m: %s is listed twice; for two settings of one method, run them apart (or compare values with --nested --grid)", info.Name)
+			}
+		}
 		infos[i] = info
 	}
 	routed, err := routeParams(flags, infos)

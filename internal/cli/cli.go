@@ -104,6 +104,10 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 		}
 	}()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
+	if len(args) > 1 && (args[0] == "--quiet" || args[0] == "-quiet") {
+		// "Every command takes --quiet": before the command too.
+		args = append(append([]string{args[1]}, args[2:]...), args[0])
+	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) == 2 && args[0] == "help" {
 			args = []string{args[1], "-h"} // help COMMAND

@@ -637,9 +637,19 @@ func TestIgnoredFlagsRefused(t *testing.T) {
 		{[]string{"cluster", "-i", "builtin:iris", "--sigma", "2"}, "--sigma is for --affinity rbf, and the affinity is knn"},
 		{[]string{"cluster", "-i", "builtin:iris", "--affinity", "rbf", "--nn", "5"}, "--nn is for --affinity knn"},
 		{[]string{"cluster", "-i", "builtin:iris", "--affinity", "selftune", "--t", "1"}, "--t is for --affinity knn"},
+		{[]string{"info", "-i", write(t, "s.csv", "a,b\n1,2\n"), "--sep", `\t`}, "for tab-separated data give --format-in tsv"},
+		{[]string{"info", "-i", write(t, "s.csv", "a,b\n1,2\n"), "--sep", `"`}, "a quote, a line break or an invalid character cannot separate fields"},
 	} {
 		if st, _, errs := run(t, c.args...); st != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, stderr %q, want a usage error with %q", c.args, st, errs, c.want)
 		}
+	}
+}
+
+// "Every command takes --quiet", also before the command's name.
+func TestQuietBeforeCommand(t *testing.T) {
+	st, out, errs := run(t, "--quiet", "datasets")
+	if st != 0 || !strings.Contains(out, "builtin:iris") {
+		t.Errorf("--quiet datasets: status %d, %s%s", st, out, errs)
 	}
 }

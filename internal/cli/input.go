@@ -62,8 +62,13 @@ func (d *dataFlags) options() (data.Options, error) {
 	}
 	if d.sep != "" {
 		r := []rune(d.sep)
-		if len(r) != 1 {
-			return opt, usagef("-sep must be one character, got %q", d.sep)
+		switch {
+		case d.sep == `\t`:
+			return opt, usagef(`--sep '\t' is two characters, a backslash and a t: for tab-separated data give --format-in tsv (or a literal tab)`)
+		case len(r) != 1:
+			return opt, usagef("--sep must be one character, got %q", d.sep)
+		case r[0] == '"' || r[0] == '\r' || r[0] == '\n' || r[0] == 0xFFFD:
+			return opt, usagef("--sep %q: a quote, a line break or an invalid character cannot separate fields", d.sep)
 		}
 		opt.Delimiter = r[0]
 	}
@@ -185,13 +190,17 @@ func runDatasets(e *env, args []string) error {
 	if err := parse(fs, args); err != nil {
 		return err
 	}
+	width := 0
+	for _, n := range datasets.Names() {
+		width = max(width, len(n))
+	}
 	for _, n := range datasets.Names() {
 		ds, err := datasets.Builtin(n)
 		if err != nil {
 			return err
 		}
 		r, c := ds.Dims()
-		e.printf("builtin:%-16s %5d rows %4d features %3d classes\n", n, r, c, ds.NumClasses())
+		e.printf("builtin:%-*s %5d rows %4d features %3d classes\n", width, n, r, c, ds.NumClasses())
 	}
 	return nil
 }

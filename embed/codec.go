@@ -392,8 +392,8 @@ func init() {
 			if e.Kernel == nil || e.Center == nil {
 				return nil, fmt.Errorf("model: kernel model without kernel or centring")
 			}
-			if err := e.Kernel.Validate(); err != nil {
-				return nil, fmt.Errorf("model: %w", err)
+			if err := savedKernel(*e.Kernel); err != nil {
+				return nil, err
 			}
 			tr, err := e.Train.Dense("train")
 			if err != nil {
@@ -449,4 +449,17 @@ func init() {
 func sortedStrings(s []string) []string {
 	sort.Strings(s)
 	return s
+}
+
+// savedKernel checks the kernel of a model file: valid, and with its
+// width chosen (a fit resolves sigma=auto before it saves; a file whose
+// RBF kernel has none could transform nothing).
+func savedKernel(k kernel.Kernel) error {
+	if err := k.Validate(); err != nil {
+		return fmt.Errorf("model: %w", err)
+	}
+	if k.IsAuto() {
+		return fmt.Errorf("model: kernel %s has no width (sigma 0): a fit chooses it before saving, so the file was not written by one", k)
+	}
+	return nil
 }

@@ -316,11 +316,8 @@ func init() {
 			nl, _ := lm.Dims()
 			out := &MultiNystromModel{Kernels: e.Kernels, Landmarks: lm, Offset: e.Offset}
 			for i, k := range e.Kernels {
-				if err := k.Validate(); err != nil {
-					return nil, fmt.Errorf("model: kernel %d: %w", i+1, err)
-				}
-				if k.IsAuto() {
-					return nil, fmt.Errorf("model: kernel %d (%s) has no width", i+1, k)
+				if err := savedKernel(k); err != nil {
+					return nil, fmt.Errorf("kernel %d: %w", i+1, err)
 				}
 				a, err := e.W[i].Dense(fmt.Sprintf("w[%d]", i))
 				if err != nil {

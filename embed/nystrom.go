@@ -399,8 +399,8 @@ func init() {
 			if e.Kernel == nil {
 				return nil, errors.New("model: nystrom model without kernel")
 			}
-			if err := e.Kernel.Validate(); err != nil {
-				return nil, fmt.Errorf("model: %w", err)
+			if err := savedKernel(*e.Kernel); err != nil {
+				return nil, err
 			}
 			lm, err := e.Landmarks.Dense("landmarks")
 			if err != nil {

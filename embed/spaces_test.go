@@ -392,3 +392,29 @@ func TestPrecomputedCols(t *testing.T) {
 		}
 	}
 }
+
+// A model file whose RBF kernel has no width (sigma 0, auto: a fit
+// resolves it before saving) is refused at load, for kernel and Nyström
+// models (the library audit: it loaded, and every transform failed).
+func TestSavedKernelNeedsWidth(t *testing.T) {
+	x, y, _ := spacesData(t)
+	for _, sp := range []Space{Kernel{K: kernel.RBF(1)}, Nystrom{K: kernel.RBF(1), Landmarks: 20}} {
+		r, err := gdaProblem(sp, y, 0.1).Fit(x)
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch m := r.Model.(type) {
+		case *KernelModel:
+			m.Kernel = kernel.RBFAuto()
+		case *NystromModel:
+			m.Kernel = kernel.RBFAuto()
+		}
+		b, err := MarshalModel(r.Model)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := UnmarshalModel(b); err == nil || !strings.Contains(err.Error(), "has no width (sigma 0)") {
+			t.Errorf("%s: a kernel without width loaded: %v", sp.Name(), err)
+		}
+	}
+}

@@ -653,3 +653,26 @@ func TestQuietBeforeCommand(t *testing.T) {
 		t.Errorf("--quiet datasets: status %d, %s%s", st, out, errs)
 	}
 }
+
+// fit says how many rows a supervised method left out for want of a
+// label (the CLI audit: "178 rows" where 89 were used).
+func TestFitSaysUnlabelledRowsLeftOut(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := 0; i < 30; i++ {
+		label := strconv.Itoa(i % 3)
+		if i%5 == 4 {
+			label = ""
+		}
+		fmt.Fprintf(&b, "%d.5,%d,%s\n", i, (i*7)%11, label)
+	}
+	f := write(t, "half.csv", b.String())
+	st, out, errs := run(t, "fit", "-m", "lda", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(out+errs, "(30 rows, of which 6 unlabelled and left out, 2 features)") {
+		t.Errorf("lda: status %d: %s%s", st, out, errs)
+	}
+	st, out, errs = run(t, "fit", "-m", "sr", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || strings.Contains(out+errs, "left out") {
+		t.Errorf("sr (semi-supervised: every row used): status %d: %s%s", st, out, errs)
+	}
+}

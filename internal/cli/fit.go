@@ -137,8 +137,24 @@ func runFit(e *env, args []string) error {
 	for _, k := range p.Kernels() {
 		kern += ", kernel " + k.String()
 	}
-	e.status(*out, "fitted %s on %s (%s, %s%s) → %s; model written to %s\n", *name, df.input, nOf(r, "row"), nOf(c, "feature"), kern, nOf(p.Dims(), "dimension"), *out)
+	rows := nOf(r, "row")
+	if unl := unlabelledRows(ds.Y); unl > 0 && supervised(*name) {
+		// A supervised method fits on the labelled rows only: say so.
+		rows = fmt.Sprintf("%s, of which %d unlabelled and left out", rows, unl)
+	}
+	e.status(*out, "fitted %s on %s (%s, %s%s) → %s; model written to %s\n", *name, df.input, rows, nOf(c, "feature"), kern, nOf(p.Dims(), "dimension"), *out)
 	return nil
+}
+
+// unlabelledRows counts the rows of y without a label.
+func unlabelledRows(y []int) int {
+	n := 0
+	for _, v := range y {
+		if v == data.Unlabeled {
+			n++
+		}
+	}
+	return n
 }
 
 // announceFit says, on r ≥ 2000 rows, what is about to be fitted and its

@@ -216,7 +216,11 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 		}
 	}
 	if nfeat < 1 {
-		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one%s", ncols, quoteList(header, 10), sepHint(strings.Join(first, ""), cr.Comma))
+		hint := sepHint(strings.Join(first, ""), cr.Comma)
+		if ncols > 0 && strings.HasPrefix(strings.TrimSpace(first[0]), "#") {
+			hint = "; the first line starts with '#': CSV has no comment lines, remove it" + hint
+		}
+		return nil, lineErr(name, 1, "no feature columns: the header has %d column(s) (%s) and the label column takes one%s", ncols, quoteList(header, 10), hint)
 	}
 	featNames := make([]string, 0, nfeat)
 	for j, h := range header {

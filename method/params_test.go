@@ -227,6 +227,7 @@ func TestParamKeyErrors(t *testing.T) {
 		{"kqmi", map[string]string{"min-class": "1"}, "unknown parameter min-class for kqmi; did you mean min_class?"},
 		{"knda", map[string]string{"jiter": "1"}, "unknown parameter jiter for knda; did you mean jitter?"},
 		{"pca", map[string]string{"neighbours": "5"}, "unknown parameter neighbours for pca (parameters: solver, eigen, norm)"},
+		{"gda", map[string]string{"seed": "-3"}, "gda: parameter seed=-3: must be a whole number ≥ 0"},
 		{"gda", map[string]string{"sigma": "1", "gamma": "2"}, "gda: parameters sigma and gamma exclude each other; give one"},
 		{"gda", map[string]string{"kernel": "rbf:gamma=1", "sigma": "2"}, "gda: parameter sigma=2: the kernel spec sets gamma"},
 		{"gda", map[string]string{"kernel": "rbf:sigma=1", "gamma": "2"}, "gda: parameter gamma=2: the kernel spec sets sigma"},

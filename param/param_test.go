@@ -57,6 +57,7 @@ func TestBindReadsTextAndChecksRules(t *testing.T) {
 	}{
 		{map[string]string{"k": "0"}, "demo: parameter k=0: must be ≥ 1"},
 		{map[string]string{"k": "2.5"}, "demo: parameter k=2.5: must be a whole number ≥ 1"},
+		{map[string]string{"k": "99999999999999999999"}, "k=99999999999999999999: must be a whole number within the range of a 64-bit number"},
 		{map[string]string{"alpha": "-1"}, "demo: parameter alpha=-1: must be ≥ 0"},
 		{map[string]string{"alpha": "NaN"}, "alpha=NaN: must be ≥ 0"},
 		{map[string]string{"alpha": "auto"}, "alpha=auto: must be a number ≥ 0"}, // alpha has a fixed default

@@ -1,6 +1,7 @@
 package param
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -136,11 +137,16 @@ func parse[T Number](text string, r rules) (T, error) {
 		i, err = strconv.Atoi(strings.TrimSpace(text))
 		v = any(i).(T)
 	case uint64:
+		kind = "a whole number ≥ 0"
 		var u uint64
 		u, err = strconv.ParseUint(strings.TrimSpace(text), 10, 64)
 		v = any(u).(T)
 	}
 	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return z, &Error{Rule: kind + " within the range of a 64-bit number", Value: text}
+		}
 		rule := kind
 		if r.text != "" {
 			rule += " " + r.text

@@ -437,7 +437,10 @@ func runTransform(e *env, args []string) error {
 // keepDims returns p truncated to its first dims dimensions (-k; 0: p
 // whole), so that the transform computes only those.
 func keepDims(p *method.Pipeline, dims int) (*method.Pipeline, error) {
-	if dims < 0 || dims > p.Dims() {
+	if dims < 0 {
+		return nil, usagef("-k must be ≥ 0 (0: every dimension of the model), got %d", dims)
+	}
+	if dims > p.Dims() {
 		return nil, usagef("-k %d: the model has %d dimensions", dims, p.Dims())
 	}
 	if dims == 0 || dims == p.Dims() {

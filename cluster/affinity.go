@@ -48,22 +48,23 @@ type affinity struct {
 
 // GraphInfo describes the affinity graph NormalizedCut built.
 type GraphInfo struct {
-	Affinity Affinity
+	Affinity Affinity `json:"affinity"`
 	// Sigma is the RBF width used (RBF only).
-	Sigma float64
+	Sigma float64 `json:"sigma"`
 	// P is the number of neighbours used and T the heat width (KNN only;
 	// T = 0 for 0/1 weights). With Connect = "grow", P may exceed the one
 	// asked for.
-	P int
-	T float64
+	P int     `json:"p"`
+	T float64 `json:"t"`
 	// Components is the number of connected components of the graph as
 	// first built (before any connection); Connected the number after
 	// (1 unless Connect is "none" or weights underflowed to 0).
-	Components, Connected int
+	Components int `json:"components"`
+	Connected  int `json:"connected"`
 	// Added is the number of edges Connect = "mst" added.
-	Added int
+	Added int `json:"added_edges"`
 	// Edges is the number of undirected edges with a nonzero weight.
-	Edges int
+	Edges int `json:"edges"`
 }
 
 // pairSqDist returns the n×n matrix of squared distances ‖xᵢ − xⱼ‖² (the

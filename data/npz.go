@@ -52,7 +52,9 @@ func ReadNPZ(r io.Reader, name string, opt Options) (*Dataset, error) {
 	return readNPZ(b, name, opt)
 }
 
-func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
+// openNPZ opens the bytes of a .npz file as a zip archive; the error
+// tells a damaged archive from a file that is none.
+func openNPZ(b []byte, name string) (*zip.Reader, error) {
 	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
 		msg := "not a NumPy .npz file (a zip archive of .npy arrays)"
@@ -60,6 +62,14 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 			msg = "unreadable zip archive (truncated or damaged?)"
 		}
 		return nil, &FormatError{File: name, Offset: -1, Msg: msg, Err: err}
+	}
+	return zr, nil
+}
+
+func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
+	zr, err := openNPZ(b, name)
+	if err != nil {
+		return nil, err
 	}
 	members := map[string]*zip.File{}
 	var keys []string
@@ -307,9 +317,9 @@ func Contents(path string, opt Options) ([]string, error) {
 		}
 		return out, nil
 	}
-	zr, err := zip.NewReader(bytes.NewReader(b), int64(len(b)))
+	zr, err := openNPZ(b, path)
 	if err != nil {
-		return nil, &FormatError{File: path, Offset: -1, Msg: "not a NumPy .npz file (a zip archive of .npy arrays)", Err: err}
+		return nil, err
 	}
 	var out []string
 	for _, f := range zr.File {

@@ -130,7 +130,7 @@ func TestScatterFormats(t *testing.T) {
 
 func TestScatterManyClasses1DAndNoLabels(t *testing.T) {
 	dir := outDir(t)
-	// 40 classes in 2-D: legend omitted (default MaxLegend 12), and the
+	// 40 classes in 2-D: legend omitted (default MaxLegend 20), and the
 	// same data with MaxLegend 40 draws one.
 	const c = 40
 	z := mat.NewDense(c*20, 2, nil)

@@ -26,7 +26,7 @@ type ScatterOptions struct {
 	Width, Height int
 	// MaxLegend is the largest number of legend entries (classes present,
 	// plus one for unlabeled points) for which a legend is drawn: 0 means
-	// 12, a negative value never draws one.
+	// 20, a negative value never draws one.
 	MaxLegend int
 	// PointRadius is the glyph radius in points (1/72 in); 0 chooses 3,
 	// 2.5 or 1.8 for up to 500, 2000 or more points.
@@ -137,14 +137,16 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 	if xlabel == "" {
 		xlabel = "component 1"
 	}
-	if ylabel == "" {
-		ylabel = "component 2"
-		if d == 1 {
-			ylabel = ""
-			if y != nil {
-				ylabel = "class"
-			}
+	switch {
+	case d == 1:
+		// A strip chart: the y axis spreads the classes, whatever label
+		// a caller meant for a second coordinate.
+		ylabel = ""
+		if y != nil {
+			ylabel = "class"
 		}
+	case ylabel == "":
+		ylabel = "component 2"
 	}
 	p := newPlot(opt.Title, xlabel, ylabel)
 	if d == 1 {
@@ -210,7 +212,7 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 	}
 	maxLegend := opt.MaxLegend
 	if maxLegend == 0 {
-		maxLegend = 12
+		maxLegend = 20 // Yale's 15 persons keep a legend; ORL's 40 would crowd it
 	}
 	panel := &Panel{plot: p}
 	if y != nil && entries <= maxLegend {

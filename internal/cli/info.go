@@ -147,8 +147,11 @@ func listed(names []string, max int) string {
 
 // valuesLine gives the count of the values and the first five and the
 // last of them (all of them when there are at most eight).
+// shortG formats x in 6 significant digits, a negative zero as 0.
+func shortG(x float64) string { return strconv.FormatFloat(x+0, 'g', 6, 64) }
+
 func valuesLine(v []float64) string {
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', 6, 64) }
+	f := shortG
 	var parts []string
 	if len(v) <= 8 {
 		for _, x := range v {
@@ -252,6 +255,6 @@ func dataInfo(e *env, df *dataFlags, format string) error {
 			e.printf("unlabelled  %s\n", nOf(sum.Unlabelled, "row"))
 		}
 	}
-	e.printf("values      from %s to %s; %s constant in every row\n", strconv.FormatFloat(sum.Min, 'g', 6, 64), strconv.FormatFloat(sum.Max, 'g', 6, 64), nOf(sum.Constant, "column"))
+	e.printf("values      from %s to %s; %s constant in every row\n", shortG(sum.Min), shortG(sum.Max), nOf(sum.Constant, "column"))
 	return nil
 }

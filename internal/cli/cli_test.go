@@ -676,3 +676,35 @@ func TestFitSaysUnlabelledRowsLeftOut(t *testing.T) {
 		t.Errorf("sr (semi-supervised: every row used): status %d: %s%s", st, out, errs)
 	}
 }
+
+// score on partly labelled rows is the score of the labelled rows alone,
+// standardisation and width included, and says so (the CLI audit: it
+// standardised with every row, scored the labelled ones and said "rows
+// 178").
+func TestScoreLeavesUnlabelledRowsOut(t *testing.T) {
+	var all, lab strings.Builder
+	all.WriteString("a,b,label\n")
+	lab.WriteString("a,b,label\n")
+	for i := 0; i < 40; i++ {
+		row := fmt.Sprintf("%d.25,%d,", i, (i*7)%13)
+		if i%4 == 3 {
+			all.WriteString(row + "\n")
+			continue
+		}
+		all.WriteString(row + strconv.Itoa(i%2) + "\n")
+		lab.WriteString(row + strconv.Itoa(i%2) + "\n")
+	}
+	st, got, errs := run(t, "score", "-i", write(t, "all.csv", all.String()))
+	st2, want, errs2 := run(t, "score", "-i", write(t, "lab.csv", lab.String()))
+	if st != 0 || st2 != 0 {
+		t.Fatalf("status %d %d: %s%s", st, st2, errs, errs2)
+	}
+	if !strings.HasPrefix(got, "rows 30 labelled (of 40; the unlabelled ones left out)") {
+		t.Errorf("report: %s", got)
+	}
+	_, gotRest, _ := strings.Cut(got, ", dimensions")
+	_, wantRest, _ := strings.Cut(want, ", dimensions")
+	if gotRest != wantRest {
+		t.Errorf("partly labelled:\n%s\nlabelled rows alone:\n%s", got, want)
+	}
+}

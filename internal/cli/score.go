@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"fmt"
+	"strconv"
+
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/qmi"
@@ -54,6 +58,20 @@ func runScore(e *env, args []string) error {
 			return err
 		}
 	}
+	// The score is over the labelled rows: the standardisation and the
+	// width are fitted on them too, and the report counts them.
+	y, all := ds.Y, 0
+	if unl := unlabelledRows(y); unl > 0 {
+		var idx []int
+		for i, c := range y {
+			if c != data.Unlabeled {
+				idx = append(idx, i)
+			}
+		}
+		all = len(y)
+		sub := (&data.Dataset{X: z, Y: y}).Subset(idx)
+		z, y = sub.X, sub.Y
+	}
 	if *standardize {
 		fp, err := preprocess.Pipeline{preprocess.ZScore{}}.Fit(z)
 		if err != nil {
@@ -65,16 +83,20 @@ func runScore(e *env, args []string) error {
 	}
 	s := *sigma
 	if s == 0 {
-		if s, err = qmi.Silverman(z, ds.Y); err != nil {
+		if s, err = qmi.Silverman(z, y); err != nil {
 			return err
 		}
 	}
-	t, err := qmi.Score(z, ds.Y, s)
+	t, err := qmi.Score(z, y, s)
 	if err != nil {
 		return err
 	}
 	r, c := z.Dims()
-	e.printf("rows %d, dimensions %d, sigma %.6g (standardized: %v)\n", r, c, t.Sigma, *standardize)
+	rows := strconv.Itoa(r)
+	if all > 0 {
+		rows = fmt.Sprintf("%d labelled (of %d; the unlabelled ones left out)", r, all)
+	}
+	e.printf("rows %s, dimensions %d, sigma %.6g (standardized: %v)\n", rows, c, t.Sigma, *standardize)
 	e.printf("V_IN  %.6g\nV_ALL %.6g\nV_BTW %.6g\nQMI   %.6g\n", t.In, t.All, t.Btw, t.QMI)
 	return nil
 }

@@ -23,7 +23,9 @@ import (
 )
 
 // Kernel is a positive semi-definite kernel k(x, y). The zero value is the
-// linear kernel. It is a plain value so that fitted models can be saved as
+// linear kernel (but a method's Kernel field left zero means that method's
+// default kernel, for most RBF with σ from the training rows: see the
+// method's doc). It is a plain value so that fitted models can be saved as
 // JSON.
 //
 //	linear:     k(x,y) = xᵀy

@@ -357,6 +357,17 @@ func TestBadInputExplainedVariance(t *testing.T) {
 			t.Errorf("n = %d: error %v", n, err)
 		}
 	}
+	// Another method's fit: its Values are not variances (the library
+	// audit: LDA's eigenvalues were divided by n − 1 without a word).
+	for _, name := range []string{"kpca", "lda"} {
+		m, err := badNew(t, name, nil).Fit(x, y, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ExplainedVariance(m.(*Fitted), 150); err == nil || !strings.Contains(err.Error(), "a "+name+" fit; it is PCA's") {
+			t.Errorf("%s: error %v", name, err)
+		}
+	}
 }
 
 // Transform of a fitted model with the wrong number of columns, or with

@@ -277,7 +277,10 @@ func linearLPP(name string, m LPP, x *mat.Dense, y []int, sup graph.Supervision,
 // of K̃). Without α the supervised graph's components are collapsed to
 // points by interpolating directions (eigenvalue 0) that generalise badly.
 // The kNN graph is built in the input space (GraphInKernel: in the feature
-// space, seed 004 eq. 13). Labels are ignored.
+// space, seed 004 eq. 13). With space=precomputed there are no input rows,
+// so the graph, its neighbours and heat weights, are the feature space's
+// whatever GraphInKernel says: the fit equals the exact kernel's with
+// graphspace=kernel, not with the default. Labels are ignored.
 type KLPP struct {
 	NeighbourParams
 	Kernel        kernel.Kernel      // zero: RBF, σ from the training rows (sigma=auto)

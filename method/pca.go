@@ -48,12 +48,16 @@ func (m PCA) Fit(x *mat.Dense, _ []int, dims int) (Model, error) {
 	return solve("pca", m.Engine, &embed.Problem{Objective: graph.Identity(prep.N()), Dims: dims, DropZero: true}, prep)
 }
 
-// ExplainedVariance returns the variance along each direction of a PCA or
-// KPCA fit on n rows: Values/(n−1) for PCA; for KPCA the eigenvalues of the
-// centred Gram matrix are reported unscaled (as scikit-learn's
-// eigenvalues_), so use Values directly. n must be the number of training
-// rows, at least 2 (the variance of one row is undefined).
+// ExplainedVariance returns the variance along each direction of a PCA fit
+// on n rows: Values/(n−1) (scikit-learn's explained_variance_). n must be
+// the number of training rows, at least 2 (the variance of one row is
+// undefined). Another method's fit is an error: a KPCA fit's Values are the
+// eigenvalues of the centred Gram matrix (scikit-learn's eigenvalues_),
+// to use as they are, and other methods' are their criterion's values.
 func ExplainedVariance(f *Fitted, n int) ([]float64, error) {
+	if f.Name != "pca" {
+		return nil, fmt.Errorf("explained variance: a %s fit; it is PCA's (for kpca use Values, the eigenvalues of the centred Gram matrix)", f.Name)
+	}
 	if n < 2 {
 		return nil, fmt.Errorf("explained variance: n = %d rows; needs the fit's number of training rows, at least 2", n)
 	}

@@ -31,7 +31,9 @@ import (
 // parallel but each is computed serially, so the result is the same
 // whatever GOMAXPROCS is. An empty cluster (possible when rows coincide) is
 // given the row farthest from its centre (ties: the lowest row index) and
-// the iteration goes on.
+// the iteration goes on; so with fewer distinct rows than K, identical
+// rows can end in different clusters (every cluster keeps a row, as K
+// asks).
 //
 // The zero value with K set is ready to use.
 type KMeans struct {

@@ -289,7 +289,10 @@ func NystromFeatures(ctx context.Context, k kernel.Kernel, lm, t, x *mat.Dense) 
 	n, _ := x.Dims()
 	_, r := t.Dims()
 	f := mat.NewDense(n, r, nil)
-	return f, featuresInto(ctx, []kernel.Kernel{k}, lm, []*mat.Dense{t}, x, []*mat.Dense{f})
+	if err := featuresInto(ctx, []kernel.Kernel{k}, lm, []*mat.Dense{t}, x, []*mat.Dense{f}); err != nil {
+		return nil, err // no half-written features beside the error
+	}
+	return f, nil
 }
 
 // featuresInto writes kₘ(X, L)·Tₘ for every kernel kₘ and map Tₘ into

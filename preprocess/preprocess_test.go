@@ -483,6 +483,16 @@ func TestScalingNearTheFloatRange(t *testing.T) {
 	if err != nil || math.Abs(z.At(0, 1)-0.75/math.Sqrt(0.1875)) > 1e-14 {
 		t.Errorf("scaled large entry %v, %v", z.At(0, 1), err)
 	}
+	// Subnormal deviations (the library audit): the squares underflowed
+	// to 0 and the column was taken for a constant one (scale 1).
+	tiny := mat.NewDense(4, 1, []float64{1e-310, 2e-310, 3e-310, 4e-310})
+	ft, err := ZScore{}.Fit(tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zt, err := ft.Apply(tiny); err != nil || math.Abs(zt.At(3, 0)-1.5/math.Sqrt(1.25)) > 1e-9 {
+		t.Errorf("subnormal column standardised to %v (scale %g), %v; want %v", zt.At(3, 0), ft.(*ZScoreFitted).Scale[0], err, 1.5/math.Sqrt(1.25))
+	}
 	huge := mat.NewDense(2, 1, []float64{1.7e308, 1.7e308})
 	if _, err := (ZScore{}).Fit(huge); err == nil || !strings.Contains(err.Error(), "column 1: its mean is beyond the floating-point range") {
 		t.Errorf("overflowing mean: %v", err)

@@ -123,9 +123,11 @@ func (ZScore) Fit(X *mat.Dense) (Fitted, error) {
 			return nil, fmt.Errorf("zscore: column %d: its mean is beyond the floating-point range (values up to about %g); rescale the column first", j+1, colMaxAbs(X, j))
 		}
 		f.Scale[j] = math.Sqrt(f.Scale[j] / float64(r))
-		if math.IsInf(f.Scale[j], 0) {
-			// The squares overflowed (values near 1e154 and beyond): the
-			// same sum scaled by the largest deviation, as a 2-norm is.
+		if math.IsInf(f.Scale[j], 0) || f.Scale[j] < 1e-150 {
+			// The squares overflowed (values near 1e154 and beyond) or
+			// underflowed (deviations near 1e-162 and below, subnormal
+			// ones: the column looked constant): the same sum scaled by
+			// the largest deviation, as a 2-norm is.
 			f.Scale[j] = scaledSD(X, j, f.Mean[j])
 		}
 		if math.IsInf(f.Scale[j], 0) {

@@ -283,6 +283,9 @@ func matrixDims(v *matVar) (int, int, error) {
 // parseMAT parses the header and the top-level data elements of a MAT-file
 // and returns its named variables.
 func parseMAT(b []byte, name string) ([]matVar, error) {
+	if matV4(b) {
+		return nil, offsetErr(name, 0, "a MATLAB v4 MAT-file (save -v4, scipy's format='4'), which is not supported; save it with -v6 or -v7 (scipy.io.savemat's default)")
+	}
 	if len(b) < 128 {
 		return nil, offsetErr(name, int64(len(b)), "truncated MAT-file: %d bytes, the header alone has 128", len(b))
 	}
@@ -682,4 +685,23 @@ func (v *matVar) charRows() []string {
 		rows[i] = strings.TrimRight(string(utf16.Decode(row)), " ")
 	}
 	return rows
+}
+
+// matV4 reports whether b starts with a MATLAB v4 matrix header: five
+// int32 (type MOPT, rows, columns, imaginary flag, name length) in either
+// byte order, then the variable's NUL-terminated name.
+func matV4(b []byte) bool {
+	if len(b) < 21 {
+		return false
+	}
+	for _, order := range []binary.ByteOrder{binary.LittleEndian, binary.BigEndian} {
+		mopt := order.Uint32(b[0:4])
+		imag, nameLen := order.Uint32(b[12:16]), order.Uint32(b[16:20])
+		m, o, p, t := mopt/1000, mopt/100%10, mopt/10%10, mopt%10
+		if mopt < 5000 && m <= 4 && o == 0 && p <= 5 && t <= 2 && imag <= 1 &&
+			nameLen >= 2 && nameLen <= 64 && uint64(len(b)) >= 20+uint64(nameLen) && b[20+nameLen-1] == 0 {
+			return true
+		}
+	}
+	return false
 }

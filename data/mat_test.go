@@ -599,3 +599,16 @@ func TestReadMATClassNames(t *testing.T) {
 		}
 	}
 }
+
+// A MATLAB v4 file (scipy's format='4') is named as such, not as a
+// truncated level-5 file (the library audit).
+func TestMATv4Named(t *testing.T) {
+	var b bytes.Buffer
+	for _, v := range []uint32{0, 2, 1, 0, 4} { // double, 2×1, real, "fea\x00"
+		binary.Write(&b, binary.LittleEndian, v)
+	}
+	b.WriteString("fea\x00")
+	binary.Write(&b, binary.LittleEndian, []float64{1, 2})
+	_, err := ReadMAT(bytes.NewReader(b.Bytes()), "v4.mat", Options{NoLabels: true})
+	wantErr(t, "v4", err, "v4.mat", "a MATLAB v4 MAT-file", "save it with -v6 or -v7")
+}

@@ -282,6 +282,13 @@ func seed000Columns(opt Options) ([]seed000Column, error) {
 		}
 		cols = append(cols, seed000Column{Paper: m.Paper, Ours: m.Ours, Info: info, Params: params, Method: mm})
 	}
+	if len(cols) == 0 && len(opt.Methods) > 0 {
+		var names []string
+		for _, m := range Seed000Methods {
+			names = append(names, m.Paper)
+		}
+		return nil, fmt.Errorf("-m %s: none of seed 000's methods (%s)", strings.Join(opt.Methods, ","), strings.Join(names, ", "))
+	}
 	return cols, nil
 }
 

@@ -9,12 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/method"
+	"github.com/dimred/dimred/reproduce"
 )
 
 func isSep(r rune) bool { return r == ',' || r == '\n' }
@@ -706,5 +708,21 @@ func TestScoreLeavesUnlabelledRowsOut(t *testing.T) {
 	_, wantRest, _ := strings.Cut(want, ", dimensions")
 	if gotRest != wantRest {
 		t.Errorf("partly labelled:\n%s\nlabelled rows alone:\n%s", got, want)
+	}
+}
+
+// A reproduce filter that no computed cell carries is named in a note
+// (the CLI audit: --datasets Nope ran empty tables without a word).
+func TestUnmatchedReproduceFilters(t *testing.T) {
+	outs := []*reproduce.Outcome{{Tables: []reproduce.TableResult{{Cells: []reproduce.Cell{
+		{Keys: []string{"Iris", "GDA"}, Ran: true},
+		{Keys: []string{"Wine", "PCA"}, Ran: false},
+	}}}}}
+	miss, seen := unmatchedFilters([]string{"iris", "Nope", "Wine"}, outs)
+	if !slices.Equal(miss, []string{"Nope", "Wine"}) || seen != "GDA, Iris" {
+		t.Errorf("missing %q, seen %q", miss, seen)
+	}
+	if miss, _ := unmatchedFilters(nil, outs); miss != nil {
+		t.Errorf("no filter: %q", miss)
 	}
 }

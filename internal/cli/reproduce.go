@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/dimred/dimred/classify"
@@ -114,6 +115,14 @@ func runReproduce(e *env, args []string) error {
 		}
 		outs = append(outs, o)
 	}
+	for _, f := range []struct {
+		flag  string
+		names []string
+	}{{"--datasets", rc.Datasets}, {"-m", rc.Methods}} {
+		if miss, seen := unmatchedFilters(f.names, outs); len(miss) > 0 && len(outs) > 0 {
+			fmt.Fprintf(e.stderr, "dimred reproduce: note: %s %s matched no table cell of the experiments run (their names: %s)\n", f.flag, strings.Join(miss, ","), seen)
+		}
+	}
 	meta := reproduce.ReportMeta{Command: "dimred " + strings.Join(append([]string{"reproduce"}, args...), " "), Version: version.String()}
 	if *out == "" {
 		return reproduce.WriteReportTo(e.stdout, outs, exps, ex, meta)
@@ -127,4 +136,41 @@ func runReproduce(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "wrote %s/report.md (%d experiments)\n", *out, len(all))
 	return nil
+}
+
+// unmatchedFilters returns the names of a --datasets or -m filter that no
+// computed cell of outs carries as a key (a typo, or a name of another
+// experiment: the run then shows empty tables), and the names the cells
+// carry, for the note.
+func unmatchedFilters(names []string, outs []*reproduce.Outcome) (miss []string, seen string) {
+	if len(names) == 0 {
+		return nil, ""
+	}
+	have := map[string]string{}
+	for _, o := range outs {
+		for _, t := range o.Tables {
+			for _, c := range t.Cells {
+				if !c.Ran {
+					continue
+				}
+				for _, k := range c.Keys {
+					have[strings.ToLower(k)] = k
+				}
+			}
+		}
+	}
+	for _, n := range names {
+		if _, ok := have[strings.ToLower(strings.TrimSpace(n))]; !ok {
+			miss = append(miss, n)
+		}
+	}
+	var all []string
+	for _, k := range have {
+		all = append(all, k)
+	}
+	slices.Sort(all)
+	if len(all) > 30 {
+		all = append(all[:30], "…")
+	}
+	return miss, strings.Join(all, ", ")
 }

@@ -29,6 +29,9 @@ func Describe(m Model) string {
 		ks := make([]string, len(t.Kernels))
 		for i, k := range t.Kernels {
 			ks[i] = k.String()
+			if t.Weights != nil {
+				ks[i] = fmt.Sprintf("%.4g×%s", t.Weights[i], ks[i])
+			}
 		}
 		return fmt.Sprintf("Nyström features on %d landmarks of %d combined kernels (%s), %d → %d", l, len(t.Kernels), strings.Join(ks, ", "), t.InDims(), t.Dims())
 	case Chain:

@@ -119,7 +119,7 @@ func (b *NystromBases) Combine(w []float64) (*Prepared, error) {
 	sum := kernel.Sum(w, b.Kernels...)
 	prep, err := newPrepared(phi, false, "multikernel nystrom "+sum.String(), func(coef *mat.Dense) Model {
 		_, k := coef.Dims()
-		model := &MultiNystromModel{Kernels: b.Kernels, Landmarks: b.Landmarks, Offset: make([]float64, k)}
+		model := &MultiNystromModel{Kernels: b.Kernels, Landmarks: b.Landmarks, Offset: make([]float64, k), Weights: append([]float64(nil), w...)}
 		c := 0
 		for m, t := range b.Maps {
 			_, r := t.Dims()
@@ -242,6 +242,9 @@ type MultiNystromModel struct {
 	Landmarks *mat.Dense   // m×d
 	A         []*mat.Dense // m×k, one per kernel
 	Offset    []float64    // k
+	// Weights are the kernel weights β the fit chose (folded into A
+	// already: shown, not used); nil when not recorded.
+	Weights []float64
 }
 
 // Dims implements Model.
@@ -276,7 +279,7 @@ func (m *MultiNystromModel) Transform(x *mat.Dense) (*mat.Dense, error) {
 
 // Truncate implements Truncater.
 func (m *MultiNystromModel) Truncate(k int) (Model, error) {
-	t := &MultiNystromModel{Kernels: m.Kernels, Landmarks: m.Landmarks, Offset: m.Offset[:k]}
+	t := &MultiNystromModel{Kernels: m.Kernels, Landmarks: m.Landmarks, Offset: m.Offset[:k], Weights: m.Weights}
 	for _, a := range m.A {
 		t.A = append(t.A, firstCols(a, k))
 	}
@@ -289,13 +292,14 @@ type multiNystromJSON struct {
 	Landmarks *MatrixJSON     `json:"landmarks"`
 	W         []*MatrixJSON   `json:"w"`
 	Offset    []float64       `json:"offset"`
+	Weights   []float64       `json:"weights,omitempty"`
 }
 
 func init() {
 	RegisterModel(ModelCodec{Kind: "multinystrom",
 		Encode: func(m Model) (any, error) {
 			t := m.(*MultiNystromModel)
-			e := multiNystromJSON{Kind: "multinystrom", Kernels: t.Kernels, Landmarks: matJSON(t.Landmarks), Offset: t.Offset}
+			e := multiNystromJSON{Kind: "multinystrom", Kernels: t.Kernels, Landmarks: matJSON(t.Landmarks), Offset: t.Offset, Weights: t.Weights}
 			for _, a := range t.A {
 				e.W = append(e.W, matJSON(a))
 			}
@@ -314,7 +318,12 @@ func init() {
 				return nil, err
 			}
 			nl, _ := lm.Dims()
-			out := &MultiNystromModel{Kernels: e.Kernels, Landmarks: lm, Offset: e.Offset}
+			if e.Weights != nil {
+				if err := checkWeights(e.Kernels, e.Weights); err != nil {
+					return nil, fmt.Errorf("model: multinystrom weights: %w", err)
+				}
+			}
+			out := &MultiNystromModel{Kernels: e.Kernels, Landmarks: lm, Offset: e.Offset, Weights: e.Weights}
 			for i, k := range e.Kernels {
 				if err := savedKernel(k); err != nil {
 					return nil, fmt.Errorf("kernel %d: %w", i+1, err)

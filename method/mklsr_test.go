@@ -180,6 +180,29 @@ func TestMKLSRNystrom(t *testing.T) {
 	if be.Iterations != bn.Iterations || !floats.EqualApprox(be.Beta, bn.Beta, 1e-6) {
 		t.Errorf("β exact %v (%d iterations), Nyström %v (%d)", be.Beta, be.Iterations, bn.Beta, bn.Iterations)
 	}
+	// The Nyström model records the weights it folded in, for info and
+	// the fit's line (they were shown for exact models only), through a
+	// save; a file with bad weights is refused.
+	mn := ny.(*Fitted).Model.(*embed.MultiNystromModel)
+	if !floats.Equal(mn.Weights, bn.Beta) {
+		t.Errorf("model weights %v, β %v", mn.Weights, bn.Beta)
+	}
+	b, err := embed.MarshalModel(mn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loaded, err := embed.UnmarshalModel(b)
+	if err != nil || !floats.Equal(loaded.(*embed.MultiNystromModel).Weights, bn.Beta) {
+		t.Errorf("weights through a save: %v", err)
+	}
+	bad := *mn
+	bad.Weights = []float64{1, -1, 0}
+	if b, err = embed.MarshalModel(&bad); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := embed.UnmarshalModel(b); err == nil || !strings.Contains(err.Error(), "multinystrom weights") {
+		t.Errorf("negative weight loaded: %v", err)
+	}
 	relDiff := func(a, b *mat.Dense) float64 {
 		var dd mat.Dense
 		dd.Sub(a, b)

@@ -334,6 +334,11 @@ func modelKernels(m embed.Model) []kernel.Kernel {
 		return []kernel.Kernel{t.Kernel}
 	case *embed.NystromModel:
 		return []kernel.Kernel{t.Kernel}
+	case *embed.MultiNystromModel:
+		if t.Weights != nil {
+			return []kernel.Kernel{kernel.Sum(t.Weights, t.Kernels...)} // as an exact MKL-SR model shows its kernel
+		}
+		return t.Kernels
 	case embed.Chain:
 		var out []kernel.Kernel
 		for _, part := range t {

@@ -469,16 +469,21 @@ type RowWriter struct {
 }
 
 // checkClassNames refuses class names that a reader would not read back
-// as themselves: empty or "?" (an unlabelled row's), or with surrounding
-// spaces; what names the writer, name the data.
-func checkClassNames(what, name string, classes []string) error {
+// as themselves: empty or "?" (an unlabelled row's) in every format, and
+// the spaces trim removes in the format's own reading (CSV trims both
+// ends, a .mat char matrix pads the end); what names the writer, name the
+// data.
+func checkClassNames(what, name string, classes []string, trim func(string) string) error {
 	for c, s := range classes {
-		if isMissingLabel(s) || strings.TrimSpace(s) != s {
+		if isMissingLabel(s) || trim(s) != s {
 			return fmt.Errorf("%s: dataset %q: class %d is named %q, which would read back as a different label", what, name, c, s)
 		}
 	}
 	return nil
 }
+
+// noTrim is checkClassNames' trim for a format that keeps names whole.
+func noTrim(s string) string { return s }
 
 // LabelText is the text of label c in a label column or a labels file:
 // its class name when classes are given, else the class index; "" for
@@ -519,7 +524,7 @@ func newRowWriter(w io.Writer, sep rune, name string, p int, names, classes []st
 		return nil, fmt.Errorf("WriteCSV: dataset %q has %d feature names for %d columns", name, len(names), p)
 	}
 	if labels {
-		if err := checkClassNames("WriteCSV", name, classes); err != nil {
+		if err := checkClassNames("WriteCSV", name, classes, strings.TrimSpace); err != nil {
 			return nil, err
 		}
 	}

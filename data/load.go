@@ -43,6 +43,12 @@ type Options struct {
 	// ARFF nominal class keeps its declaration order.
 	Classes []string
 
+	// MaxClasses, for Scan: integer labels at or above it are refused by
+	// file and line (0: no bound). A consumer that keeps per-class tables
+	// indexed by the class sets it (MaxScanClasses), so that a label such
+	// as 20231105 is an error, not a table of 20 million classes.
+	MaxClasses int
+
 	// LabelColumn picks the CSV/TSV label column, by header name (exact
 	// match first, then case-insensitive) or by 1-based index ("1" is the
 	// first column). Empty: the column named "label", else "labels",

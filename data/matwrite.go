@@ -55,7 +55,7 @@ func WriteMAT(w io.Writer, d *Dataset) error {
 		if len(d.Y) != n {
 			return fmt.Errorf("Write mat: %d labels for %d rows", len(d.Y), n)
 		}
-		if err := checkClassNames("Write mat", d.name(), d.ClassNames); err != nil {
+		if err := checkClassNames("Write mat", d.name(), d.ClassNames, func(s string) string { return strings.TrimRight(s, " ") }); err != nil {
 			return err
 		}
 		var err error

@@ -233,7 +233,7 @@ func WriteNPZ(w io.Writer, d *Dataset) error {
 		if n, _ := d.X.Dims(); len(d.Y) != n {
 			return fmt.Errorf("Write npz: %d labels for %d rows", len(d.Y), n)
 		}
-		if err := checkClassNames("Write npz", d.name(), d.ClassNames); err != nil {
+		if err := checkClassNames("Write npz", d.name(), d.ClassNames, noTrim); err != nil {
 			return err
 		}
 		texts := make([]string, len(d.Y))

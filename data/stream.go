@@ -244,9 +244,9 @@ type scanner struct {
 	total int       // rows passed to fn so far
 }
 
-// MaxScanClasses bounds the class index Scan reads from an integer label
-// (labels 0..MaxScanClasses−1): consumers keep per-class tables indexed by
-// it.
+// MaxScanClasses is the bound a scan whose consumer keeps per-class
+// tables indexed by the class (a streamed fit's statistics) gives
+// Options.MaxClasses.
 const MaxScanClasses = 1 << 20
 
 // label returns the label Scan gives to the label text t (see Scan), or a
@@ -262,8 +262,8 @@ func (s *scanner) label(t string) (int, string) {
 	if err != nil || c < 0 {
 		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes, or on the command line read the file without --stream, or give --no-labels", t)
 	}
-	if c >= MaxScanClasses {
-		return 0, fmt.Sprintf("label %q is past the %d classes Scan takes: it uses integer labels as class indices, and per-class statistics of that many classes would not fit in memory; name the classes with Options.Classes, or on the command line read the file without --stream (which numbers the classes it sees)", t, MaxScanClasses)
+	if s.opt.MaxClasses > 0 && c >= s.opt.MaxClasses {
+		return 0, fmt.Sprintf("label %q is past the %d classes this scan takes (Options.MaxClasses): integer labels are class indices, and per-class statistics of that many classes would not fit in memory; name the classes with Options.Classes, or on the command line read the file without --stream (which numbers the classes it sees)", t, s.opt.MaxClasses)
 	}
 	return c, ""
 }

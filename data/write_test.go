@@ -180,8 +180,18 @@ func TestWriteClassNamesAcrossFormats(t *testing.T) {
 		name string
 		fn   func(io.Writer, *Dataset) error
 	}{{"csv", WriteCSV}, {"npz", WriteNPZ}, {"mat", WriteMAT}} {
-		for _, bad := range []string{"?", "", " y"} {
+		for _, bad := range []string{"?", "", " y", "y "} {
 			err := write.fn(io.Discard, &Dataset{Name: "d", X: x, Y: []int{0, 1, 0, 1}, ClassNames: []string{bad, "z"}})
+			// Spaces are a CSV reader's to trim, and a .mat char matrix's
+			// trailing ones; a .npz keeps them (the review: refusing them
+			// broke a round trip that worked).
+			kept := write.name == "npz" && (bad == " y" || bad == "y ") || write.name == "mat" && bad == " y"
+			if kept {
+				if err != nil {
+					t.Errorf("%s with a class named %q: %v", write.name, bad, err)
+				}
+				continue
+			}
 			if err == nil || !strings.Contains(err.Error(), "would read back as a different label") {
 				t.Errorf("%s with a class named %q: %v", write.name, bad, err)
 			}

@@ -51,7 +51,9 @@ type QMIConstants struct {
 // NewQMIConstants computes the constants for labels y (−1: unlabeled, not
 // counted). It fails when no row is labelled.
 func NewQMIConstants(y []int) (QMIConstants, error) {
-	y, _ = data.DenseLabels(y) // the constants depend on the class sizes only
+	// Indexed by the labels themselves (M, Alpha and Beta take them), so
+	// not renumbered; a label far beyond the rows costs a table of its
+	// size (the methods compact their labels first).
 	return QMIConstantsFromCounts(data.ClassCounts(y))
 }
 

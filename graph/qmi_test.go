@@ -3,6 +3,7 @@ package graph
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -447,5 +448,23 @@ func TestSilvermanSigma(t *testing.T) {
 	// (4·2⁵/(3·100))^{1/5}
 	if got, want := SilvermanSigma(2, 100), math.Pow(128.0/300, 0.2); math.Abs(got-want) > 1e-15 {
 		t.Errorf("SilvermanSigma(2, 100) = %g, want %g", got, want)
+	}
+}
+
+// QMIWeights on labels that are not 0..C−1 (5, 7, 9) gives the weights of
+// the same labels compacted: the constants are indexed by the labels
+// themselves (the review: renumbering them inside NewQMIConstants made
+// QMIWeights index past them and panic).
+func TestQMIWeightsSparseLabels(t *testing.T) {
+	w1, d1, err := QMIWeights([]int{5, 5, 7, 7, 7, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, d2, err := QMIWeights([]int{0, 0, 1, 1, 1, 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(w1.Dense(), w2.Dense()) || !slices.Equal(d1, d2) {
+		t.Error("weights of labels 5, 7, 9 differ from those of 0, 1, 2")
 	}
 }

@@ -226,6 +226,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	if err != nil {
 		return err
 	}
+	opt.MaxClasses = data.MaxScanClasses // the statistics keep per-class tables
 	if nm != nil {
 		return streamNystrom(e, prog, df.input, opt, nm, name, kv, chunk, dims, out)
 	}
@@ -247,7 +248,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 		return err
 	}
 	p := &method.Pipeline{Method: name, Params: kv, Model: model.(*method.Fitted), Features: ms.Dim()}
-	p.FeatureNames, p.ClassNames = streamNames(df.input, opt, ms.Dim(), &ms)
+	p.FeatureNames = streamNames(df.input, opt, ms.Dim())
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
@@ -255,30 +256,27 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	return nil
 }
 
-// integerNames reports whether every class name is the decimal integer of
-// its index (0, 1, …), the names a scan's class indices give.
-func integerNames(names []string) bool {
-	for c, n := range names {
-		if n != strconv.Itoa(c) {
-			return false
+// textNames reports whether some class name is not a whole number (a
+// scan reads whole-number labels by themselves, text ones not at all).
+func textNames(names []string) bool {
+	for _, n := range names {
+		if _, err := strconv.ParseInt(n, 10, 64); err != nil {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
-// streamNames returns what a streamed fit saves of the input's names, as
-// a fit in memory does: the feature names of a CSV or TSV header (so that
-// transform checks the columns' order and finds the label column by
-// them), and the class names, which a scan reads as class indices (0..C−1
-// for the C classes of ms). Other formats have no feature names to keep.
-func streamNames(path string, opt data.Options, d int, ms *stats.Moments) (features, classes []string) {
+// streamNames returns what a streamed fit saves of the input's feature
+// names, as a fit in memory does: those of a CSV or TSV header (so that
+// transform checks the columns' order and finds the label column by them).
+// Other formats have none to keep, and class names are not kept: a scan
+// reads labels as class indices, whose names it does not see.
+func streamNames(path string, opt data.Options, d int) []string {
 	if names, err := data.ScanHeader(path, opt); err == nil && len(names) == d {
-		features = names
+		return names
 	}
-	for c := range ms.ClassCounts() {
-		classes = append(classes, strconv.Itoa(c))
-	}
-	return features, classes
+	return nil
 }
 
 // streamNystrom fits a kernel method with space=nystrom in three passes
@@ -349,7 +347,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 		return err
 	}
 	p := &method.Pipeline{Method: name, Params: kv, Model: fitted, Features: d}
-	p.FeatureNames, p.ClassNames = streamNames(path, opt, d, &ms)
+	p.FeatureNames = streamNames(path, opt, d)
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
@@ -496,9 +494,11 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		}
 	}
 	var classes []string
-	if !opt.NoLabels && opt.Classes == nil && len(p.ClassNames) > 0 && !integerNames(p.ClassNames) {
-		// Labels the model names (barolo, …): a scan numbers them by the
-		// model's classes, and the output writes them back by name.
+	if !opt.NoLabels && opt.Classes == nil && textNames(p.ClassNames) {
+		// Labels the model names by text (barolo, …), which a scan cannot
+		// number: it numbers them by the model's classes, and the output
+		// writes them back by name. Whole-number labels are scanned as
+		// they are (written back unchanged, seen by the model or not).
 		opt.Classes, classes = p.ClassNames, p.ClassNames
 	}
 	if p, err = keepDims(p, dims); err != nil {
@@ -544,6 +544,9 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 			err = data.ScanReader(e.stdin, "stdin", opt, chunk, apply, nil)
 		} else {
 			err = data.Scan(df.input, opt, chunk, apply)
+		}
+		if err != nil && classes != nil && strings.Contains(err.Error(), "is not one of the given classes") {
+			return fmt.Errorf("%w: the classes are the model's, by which transform --stream reads text labels; transform without --stream passes any label through", err)
 		}
 		if err != nil {
 			return err

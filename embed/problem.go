@@ -93,7 +93,9 @@ type Problem struct {
 	// C), otherwise max(Dims, MaxDims) when either is set (the d responses
 	// of spectral regression, seed 002 §2) and every one when neither is.
 	// The route is exact (seed 002 Theorem 1) when the responses span every
-	// eigenvector of nonzero eigenvalue.
+	// eigenvector of nonzero eigenvalue. A minimisation keeps its
+	// eigenvalue-0 responses (the best ones there) less the constant
+	// vector, for which one more pair is computed (GraphResponses).
 	Responses int
 	// DropConstant removes the constant vector from the responses before
 	// the regression (the trivial eigenvector y₀ = 1 of W·y = λ·D·y, seed

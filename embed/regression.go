@@ -15,8 +15,12 @@ import (
 
 // GraphResponses returns the graph eigenvectors y of A·y = λ·B·y in ℝⁿ used by
 // spectral regression (seed 002 §2, eq. 2): the objective graph A of p
-// with the constraint B (nil: I), at the end of the spectrum p asks for,
-// without the (numerically) zero eigenvalues. Graphs with a closed-form
+// with the constraint B (nil: I), at the end of the spectrum p asks for:
+// of a maximisation without the (numerically) zero eigenvalues (A's null
+// space, useless), of a minimisation (p.Minimize, LPP-type) with them but
+// without the constant vector (one more pair is computed for it), since
+// there eigenvalue 0 is the best value (one per connected component).
+// Graphs with a closed-form
 // spectrum (graph.ClosedForm: class-block graphs, with an identity
 // constraint) reduce to a C×C problem on the class indicators; other
 // graphs go to the problem's eigen-solver on the implicit graph operators
@@ -217,6 +221,7 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 	}
 	one := mat.Col(nil, 0, ones)
 	oneB := bdot(one, one)
+	euclid := false // the constant removed in the Euclidean sense (below)
 	if !(oneB > 1e-12*float64(n)) {
 		// B·1 = 0 (a Laplacian constraint, MFA's penalty graph): every
 		// vector is B-orthogonal to 1; the constant is removed in the
@@ -224,9 +229,9 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 		for i := range weights {
 			weights[i] = 1
 		}
-		oneB = float64(n)
+		oneB, euclid = float64(n), true
 	}
-	var cols [][]float64
+	var cols, moved [][]float64 // kept columns; those the projection changed
 	var out []int
 	for _, j := range keep {
 		v := mat.Col(nil, j, y)
@@ -236,10 +241,23 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 			c += v[i] * weights[i]
 		}
 		c /= oneB
+		if !euclid && c*c*oneB <= 1e-16*norm0 {
+			// B-orthogonal to 1 already: an eigenvector of another
+			// eigenvalue than the constant's, B-orthonormal to the other
+			// columns, and the projection of those below keeps it so; no
+			// Gram–Schmidt over every column (O(n³) with all of them).
+			cols = append(cols, v)
+			out = append(out, j)
+			continue
+		}
 		for i := range v {
 			v[i] -= c
 		}
-		for _, u := range cols {
+		against := moved // the projected columns span the constant's eigenspace
+		if euclid {
+			against = cols
+		}
+		for _, u := range against {
 			d := dotB(u, bv(v))
 			for i := range v {
 				v[i] -= d * u[i]
@@ -254,6 +272,7 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 			v[i] *= s
 		}
 		cols = append(cols, v)
+		moved = append(moved, v)
 		out = append(out, j)
 	}
 	res := mat.NewDense(n, max(len(cols), 1), nil)

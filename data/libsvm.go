@@ -113,7 +113,7 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	// dump_svmlight_file writes one by default; its reader decides the
 	// same way): every index is shifted by one, and the features are
 	// named f0, f1, … after the file's indices.
-	zero := false
+	zero := opt.ZeroBased
 	for _, row := range rows {
 		if len(row) > 0 && row[0].idx == 0 {
 			zero = true

@@ -71,6 +71,12 @@ type Options struct {
 	// error. 0 means: the largest index in the file.
 	NumFeatures int
 
+	// ZeroBased reads LIBSVM indices as starting at 0 (scikit-learn's
+	// dump_svmlight_file default) even in a file without an index 0; Load
+	// reads a file with an index 0 as zero-based anyway, Scan only with
+	// ZeroBased (it cannot tell from its first rows).
+	ZeroBased bool
+
 	// ClassAttr picks the ARFF class attribute, by name (exact match first,
 	// then case-insensitive) or by 1-based index. Empty: the attribute
 	// named "class" in any case, else the last attribute.
@@ -317,6 +323,7 @@ func resolveFormat(path string, opt Options) (string, Options, error) {
 		{opt.NoHeader, "--no-header (Options.NoHeader)", text, "CSV and TSV data"},
 		{opt.Delimiter != 0 && format != FormatTSV, "--sep (Options.Delimiter)", format == FormatCSV, "CSV data"},
 		{opt.NumFeatures != 0, "--features (Options.NumFeatures)", format == FormatLIBSVM, "LIBSVM data"},
+		{opt.ZeroBased, "--zero-based (Options.ZeroBased)", format == FormatLIBSVM, "LIBSVM data"},
 	} {
 		if c.given && !c.ok {
 			return "", opt, fmt.Errorf("%s: %s is for %s, not %s", path, c.what, c.for_, format)

@@ -401,8 +401,15 @@ func (s *scanner) libsvm(in io.Reader) error {
 		}
 		start := len(pairs)
 		label, row, ok, err := parseLIBSVMLine(text, lr.line, s.name, s.opt, pairs)
-		if err == nil && ok && len(row) > start && row[start].idx == 0 {
-			err = lineErr(s.name, lr.line, "index 0: a zero-based file (scikit-learn's dump_svmlight_file writes one by default), which a scan cannot tell from its first rows; read it without --stream (indices are then shifted when an index 0 occurs), or write it with zero_based=False")
+		if err == nil && ok && s.opt.ZeroBased {
+			for k := start; k < len(row); k++ {
+				row[k].idx++ // 1-based from here on
+			}
+			if s.opt.NumFeatures > 0 && len(row) > start && row[len(row)-1].idx > s.opt.NumFeatures {
+				err = lineErr(s.name, lr.line, "index %d (zero-based) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, s.opt.NumFeatures)
+			}
+		} else if err == nil && ok && len(row) > start && row[start].idx == 0 {
+			err = lineErr(s.name, lr.line, "index 0: a zero-based file (scikit-learn's dump_svmlight_file writes one by default), which a scan cannot tell from its first rows; give --zero-based (Options.ZeroBased), or read it without --stream (indices are then shifted when an index 0 occurs)")
 		}
 		if err != nil {
 			pairs = row[:start] // drop the row's pairs

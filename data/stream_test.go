@@ -709,5 +709,16 @@ func TestLIBSVMZeroBased(t *testing.T) {
 		t.Errorf("zero-based past --features: %v", err)
 	}
 	err = Scan(zero, Options{}, 10, func(*mat.Dense, []int) error { return nil })
-	wantErr(t, "scan of a zero-based file", err, "zero.svm:1", "index 0: a zero-based file", "without --stream")
+	wantErr(t, "scan of a zero-based file", err, "zero.svm:1", "index 0: a zero-based file", "give --zero-based")
+	// Options.ZeroBased: a scan reads it, and Load reads a zero-based file
+	// without an index 0 (the column 0 zero everywhere) as zero-based.
+	x, y, _, err := scanAll(zero, Options{ZeroBased: true}, 2)
+	if err != nil || !mat.Equal(x, a.X) || !slices.Equal(y, []int{1, 2, 1}) { // a scan: labels are indices
+		t.Errorf("zero-based scan: %v, %v", err, y)
+	}
+	noZero := writeTemp(t, dir, "nz.svm", "1 2:2\n2 1:1\n1 2:4\n")
+	c, err := Load(noZero, Options{ZeroBased: true})
+	if err != nil || c.X.At(0, 2) != 2 || !slices.Equal(c.FeatureNames, []string{"f0", "f1", "f2"}) {
+		t.Errorf("ZeroBased without an index 0: %v %q", err, c.FeatureNames)
+	}
 }

@@ -391,7 +391,7 @@ func runTransform(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	df.libsvmWidth(p.Features)
+	df.libsvmWidth(p)
 	if !*ignoreNames {
 		if err := df.labelsByModel(p.FeatureNames); err != nil {
 			return err
@@ -474,7 +474,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	if err != nil {
 		return err
 	}
-	df.libsvmWidth(p.Features)
+	df.libsvmWidth(p)
 	if checkNames {
 		if err := df.labelsByModel(p.FeatureNames); err != nil {
 			return err

@@ -17,7 +17,7 @@ type dataFlags struct {
 	weights                                          string
 	nominal, labels, matFea, matGnd, matSamples, sep string
 	npzX, npzY                                       string
-	noLabels, noHeader                               bool
+	noLabels, noHeader, zeroBased                    bool
 	features                                         int
 
 	e *env // its stderr gets the reader's notes (data.Dataset.Notes)
@@ -43,6 +43,7 @@ func addDataFlags(e *env, fs *flag.FlagSet) *dataFlags {
 	fs.BoolVar(&d.noLabels, "no-labels", false, "the data has no label column")
 	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&d.features, "features", 0, "LIBSVM: the number of features (0: the largest index in the file)")
+	fs.BoolVar(&d.zeroBased, "zero-based", false, "LIBSVM: indices start at 0 (scikit-learn's default; without it a file with an index 0 is read so, except with --stream)")
 	return d
 }
 
@@ -51,7 +52,7 @@ func (d *dataFlags) options() (data.Options, error) {
 	opt := data.Options{
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Weights: d.weights, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
-		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features,
+		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features, ZeroBased: d.zeroBased,
 		NPZFeatures: d.npzX, NPZLabels: d.npzY,
 	}
 	if d.noLabels && (d.labelCol != "" || d.classAttr != "" || d.labels != "") {

@@ -32,6 +32,7 @@ func runScore(e *env, args []string) error {
 		if p, err = loadModel(*modelPath); err != nil {
 			return err
 		}
+		df.libsvmWidth(p)
 		if !*ignoreNames {
 			if err := df.labelsByModel(p.FeatureNames); err != nil {
 				return err

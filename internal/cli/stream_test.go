@@ -447,3 +447,65 @@ func TestTransformLIBSVMModelWidth(t *testing.T) {
 		}
 	}
 }
+
+// A model fitted on a zero-based LIBSVM file (features f0, f1, …) reads
+// a test file of the same kind zero-based even when it has no index 0
+// (the review: it was read one-based, every feature a column off), streamed
+// or not; score reads it at the model's width too.
+func TestLIBSVMZeroBasedModel(t *testing.T) {
+	dir := t.TempDir()
+	ds := datasets.Iris()
+	svm := func(name string, zeroFirst bool) string {
+		var b strings.Builder
+		for i := 0; i < 150; i++ {
+			b.WriteString(strconv.Itoa(ds.Y[i]))
+			for j := 0; j < 4; j++ {
+				if j == 0 && zeroFirst {
+					continue // column 0 zero in every row: no index 0 in the file
+				}
+				fmt.Fprintf(&b, " %d:%v", j, ds.X.At(i, j))
+			}
+			b.WriteString("\n")
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	train, test := svm("tr.svm", false), svm("te.svm", true)
+	zeroed := mat.DenseCopyOf(ds.X)
+	for i := 0; i < 150; i++ {
+		zeroed.Set(i, 0, 0)
+	}
+	csv := filepath.Join(dir, "te.csv")
+	if err := data.WriteFile(csv, func(w io.Writer) error {
+		return data.WriteCSV(w, &data.Dataset{X: zeroed, Y: ds.Y})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", train, "--scale", "none", "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	want := filepath.Join(dir, "want.csv")
+	if st, _, errs := run(t, "transform", "--model", model, "-i", csv, "-o", want, "--ignore-names"); st != 0 {
+		t.Fatalf("transform of the CSV: %s", errs)
+	}
+	wb, _ := os.ReadFile(want)
+	for _, extra := range [][]string{nil, {"--stream"}} {
+		out := filepath.Join(dir, "z.csv")
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", test, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v: %s", extra, errs)
+		}
+		if got, _ := os.ReadFile(out); !bytes.Equal(got, wb) {
+			t.Errorf("transform %v of the zero-based file without index 0 differs from the CSV's", extra)
+		}
+	}
+	if st, _, errs := run(t, "score", "--model", model, "-i", test); st != 0 {
+		t.Errorf("score --model of the narrow zero-based file: %s", errs)
+	}
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", test, "--stream", "--zero-based", "--features", "4", "-o", filepath.Join(dir, "s.json")); st != 0 {
+		t.Errorf("fit --stream --zero-based: %s", errs)
+	}
+}

@@ -81,15 +81,21 @@ func (d *dataFlags) inputFormat() string {
 	return format
 }
 
-// libsvmWidth makes the model's input width the dimension of a LIBSVM
-// input read for it, unless --features gives one: a sparse file whose
-// last features are zero in every row would otherwise be read narrower
-// than the model ("has 12 features, the model was fitted on 13").
-func (d *dataFlags) libsvmWidth(features int) {
+// libsvmWidth reads a LIBSVM input for model p as p was read: at its
+// width, unless --features gives one (a sparse file whose last features
+// are zero in every row would otherwise be read narrower than the model,
+// "has 12 features, the model was fitted on 13"), and zero-based when p's
+// features are named f0, f1, … after a zero-based file's indices (a file
+// of the same kind without an index 0 would otherwise be read one-based,
+// every feature a column off).
+func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 	switch d.inputFormat() {
 	case data.FormatLIBSVM, "svm", "svmlight":
 		if d.features == 0 {
-			d.features = features
+			d.features = p.Features
+		}
+		if len(p.FeatureNames) > 0 && p.FeatureNames[0] == "f0" && (len(p.FeatureNames) == 1 || p.FeatureNames[1] == "f1") {
+			d.zeroBased = true
 		}
 	}
 }

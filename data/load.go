@@ -100,8 +100,9 @@ type Options struct {
 	// "?", "NA", "N/A", "NaN" or "null" in any case): "reject" (or empty,
 	// the default) is an error naming the file, line and column; "drop"
 	// leaves the row out and counts it in Dataset.DroppedRows. A missing
-	// label is never an error: the row is kept as Unlabeled. Other formats
-	// have no missing values, and the option is an error there.
+	// label (an empty one or "?"; NA and the like are class names there)
+	// is never an error: the row is kept as Unlabeled. Other formats have
+	// no missing values, and the option is an error there.
 	Missing string
 
 	// Weights says what to do with ARFF instance weights ("…, {w}") other

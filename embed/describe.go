@@ -20,6 +20,9 @@ func Describe(m Model) string {
 		n, _ := t.Train.Dims()
 		return fmt.Sprintf("kernel expansion over %d training rows (centred in feature space), kernel %s, %d → %d", n, t.Kernel, t.InDims(), t.Dims())
 	case *PrecomputedModel:
+		if t.Cols != nil {
+			return fmt.Sprintf("expansion over %d training points of a precomputed kernel (centred in feature space): an input row is its kernel values with the %d points given at the fit, of which those %d are read, %d → %d", len(t.Cols), t.In, len(t.Cols), t.InDims(), t.Dims())
+		}
 		return fmt.Sprintf("expansion over %d training points of a precomputed kernel (centred in feature space): an input row is its kernel values with them, %d → %d", t.InDims(), t.InDims(), t.Dims())
 	case *NystromModel:
 		l, _ := t.Landmarks.Dims()

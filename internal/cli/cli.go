@@ -105,8 +105,12 @@ func doContext(ctx context.Context, args []string, stdin io.Reader, stdout, stde
 	}()
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	if len(args) > 1 && (args[0] == "--quiet" || args[0] == "-quiet") {
-		// "Every command takes --quiet": before the command too.
-		args = append(append([]string{args[1]}, args[2:]...), args[0])
+		// "Every command takes --quiet": before the command too (help
+		// and version print nothing it would silence).
+		args = args[1:]
+		if args[0] != "help" && args[0] != "-h" && args[0] != "--help" && args[0] != "version" && args[0] != "--version" && args[0] != "-version" {
+			args = append(args, "--quiet")
+		}
 	}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) == 2 && args[0] == "help" {

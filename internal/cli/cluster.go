@@ -233,6 +233,7 @@ func runCluster(e *env, args []string) error {
 			if e.ctx.Err() != nil {
 				return e.ctx.Err()
 			}
+			err = graph.NameClass(err, ds.ClassNames)
 			if strings.HasPrefix(err.Error(), *name+":") {
 				return err // the method's errors name it
 			}

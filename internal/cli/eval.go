@@ -104,7 +104,7 @@ func runEval(e *env, args []string) error {
 		if gps, err = gridParams(grid, names); err != nil {
 			return err
 		}
-		if err := gridAgainstP(gps, names, kvs); err != nil {
+		if err := gridAgainstP(grid, params); err != nil {
 			return err
 		}
 	}
@@ -240,24 +240,30 @@ func gridParams(flags []string, names []string) ([]evaluate.GridParam, error) {
 	return out, nil
 }
 
-// gridAgainstP refuses a --grid key that -p also sets for the same
-// method (or sigma against gamma, which exclude each other): the grid's
-// candidates would replace the -p value without a word.
-func gridAgainstP(gps []evaluate.GridParam, names []string, kvs []map[string]string) error {
-	clash := map[string][]string{"sigma": {"sigma", "gamma"}, "gamma": {"sigma", "gamma"}}
-	for _, gp := range gps {
-		i := slices.Index(names, gp.Method)
-		if i < 0 {
-			continue
+// gridAgainstP refuses a --grid flag and a -p flag that set one key (or
+// sigma against gamma, which exclude each other) for the same methods: the
+// grid's candidates would replace the -p value without a word. A grid
+// flag scoped to one method (gda.sigma=…) over an unscoped -p flag
+// (sigma=1) is fine: the scoped one wins for that method, as in -p.
+func gridAgainstP(grid, params []string) error {
+	split := func(flag string) (scope, key string) {
+		k, _, _ := strings.Cut(flag, "=")
+		if m, key, ok := strings.Cut(k, "."); ok {
+			return strings.ToLower(m), key
 		}
-		keys := clash[gp.Key]
-		if keys == nil {
-			keys = []string{gp.Key}
-		}
-		for _, k := range keys {
-			if v, ok := kvs[i][k]; ok {
-				return usagef("--grid %s=%s and -p %s=%s both set %s's %s: the grid's values would replace -p's; give it in one of them", gp.Key, strings.Join(gp.Values, ","), k, v, gp.Method, k)
+		return "", k
+	}
+	clash := func(a, b string) bool {
+		return a == b || (a == "sigma" || a == "gamma") && (b == "sigma" || b == "gamma")
+	}
+	for _, g := range grid {
+		gm, gk := split(g)
+		for _, p := range params {
+			pm, pk := split(p)
+			if !clash(gk, pk) || gm != "" && (pm == "" || pm != gm) {
+				continue
 			}
+			return usagef("--grid %s and -p %s both set %s: the grid's values would replace -p's; give the key in one of them (a --grid METHOD.key=… over a general -p key is fine)", g, p, pk)
 		}
 	}
 	return nil

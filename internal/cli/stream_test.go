@@ -432,6 +432,14 @@ func TestTransformLIBSVMModelWidth(t *testing.T) {
 	if st, _, errs := run(t, "fit", "-m", "lda", "-i", "builtin:wine", "--scale", "none", "-o", model); st != 0 {
 		t.Fatalf("fit: %s", errs)
 	}
+	transformsLikeCSV(t, dir, model, csv, svm)
+}
+
+// transformsLikeCSV checks that transform of input through model, with
+// and without --stream, writes what transform of the same rows as the CSV
+// csv writes (columns taken by position).
+func transformsLikeCSV(t *testing.T, dir, model, csv, input string) {
+	t.Helper()
 	want := filepath.Join(dir, "want.csv")
 	if st, _, errs := run(t, "transform", "--model", model, "-i", csv, "-o", want, "--ignore-names"); st != 0 {
 		t.Fatalf("transform of the CSV: %s", errs)
@@ -439,11 +447,11 @@ func TestTransformLIBSVMModelWidth(t *testing.T) {
 	wb, _ := os.ReadFile(want)
 	for _, extra := range [][]string{nil, {"--stream"}} {
 		out := filepath.Join(dir, "z.csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", svm, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v of the LIBSVM file: %s", extra, errs)
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", input, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v of %s: %s", extra, input, errs)
 		}
 		if got, _ := os.ReadFile(out); !sameOutput(t, got, wb, false) {
-			t.Errorf("transform %v of the LIBSVM file differs from the CSV's", extra)
+			t.Errorf("transform %v of %s differs from the CSV's", extra, input)
 		}
 	}
 }
@@ -488,20 +496,7 @@ func TestLIBSVMZeroBasedModel(t *testing.T) {
 	if st, _, errs := run(t, "fit", "-m", "lda", "-i", train, "--scale", "none", "-o", model); st != 0 {
 		t.Fatalf("fit: %s", errs)
 	}
-	want := filepath.Join(dir, "want.csv")
-	if st, _, errs := run(t, "transform", "--model", model, "-i", csv, "-o", want, "--ignore-names"); st != 0 {
-		t.Fatalf("transform of the CSV: %s", errs)
-	}
-	wb, _ := os.ReadFile(want)
-	for _, extra := range [][]string{nil, {"--stream"}} {
-		out := filepath.Join(dir, "z.csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", test, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v: %s", extra, errs)
-		}
-		if got, _ := os.ReadFile(out); !sameOutput(t, got, wb, false) {
-			t.Errorf("transform %v of the zero-based file without index 0 differs from the CSV's", extra)
-		}
-	}
+	transformsLikeCSV(t, dir, model, csv, test)
 	if st, _, errs := run(t, "score", "--model", model, "-i", test); st != 0 {
 		t.Errorf("score --model of the narrow zero-based file: %s", errs)
 	}

@@ -128,7 +128,11 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		maxIdx++
 		if opt.NumFeatures > 0 && maxIdx > opt.NumFeatures {
-			return nil, lineErr(name, maxLine, "index %d (zero-based: the file has an index 0) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, opt.NumFeatures)
+			why := "the file has an index 0"
+			if opt.ZeroBased {
+				why = "--zero-based, Options.ZeroBased"
+			}
+			return nil, lineErr(name, maxLine, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, why, opt.NumFeatures)
 		}
 	}
 	p := maxIdx

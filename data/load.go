@@ -45,8 +45,8 @@ type Options struct {
 
 	// MaxClasses, for Scan: integer labels at or above it are refused by
 	// file and line (0: no bound). A consumer that keeps per-class tables
-	// indexed by the class sets it (MaxScanClasses), so that a label such
-	// as 20231105 is an error, not a table of 20 million classes.
+	// indexed by the class sets it (a streamed fit: stats.MaxClasses), so
+	// that a label such as 20231105 is an error naming its file and line.
 	MaxClasses int
 
 	// LabelColumn picks the CSV/TSV label column, by header name (exact

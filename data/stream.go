@@ -244,11 +244,6 @@ type scanner struct {
 	total int       // rows passed to fn so far
 }
 
-// MaxScanClasses is the bound a scan whose consumer keeps per-class
-// tables indexed by the class (a streamed fit's statistics) gives
-// Options.MaxClasses.
-const MaxScanClasses = 1 << 20
-
 // label returns the label Scan gives to the label text t (see Scan), or a
 // message saying why t is refused.
 func (s *scanner) label(t string) (int, string) {

@@ -311,8 +311,8 @@ func TestScanErrors(t *testing.T) {
 	// A class index too large for per-class tables (the audit: math.MaxInt
 	// reached them and overflowed).
 	huge := writeTemp(t, dir, "h.csv", "a,label\n1,0\n2,9223372036854775807\n")
-	err = Scan(huge, Options{MaxClasses: MaxScanClasses}, 1, noop)
-	wantErr(t, "huge label", err, "h.csv:3", `label "9223372036854775807" is past the 1048576 classes this scan takes`, "without --stream")
+	err = Scan(huge, Options{MaxClasses: 1 << 16}, 1, noop)
+	wantErr(t, "huge label", err, "h.csv:3", `label "9223372036854775807" is past the 65536 classes this scan takes`, "without --stream")
 	if _, y, _, err := scanAll(huge, Options{}, 1); err != nil || y[1] != math.MaxInt { // a transform keeps no tables: no bound
 		t.Errorf("huge label without MaxClasses: %v %v", y, err)
 	}

@@ -2,9 +2,12 @@ package embed
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/graph"
@@ -146,6 +149,92 @@ func TestRegressionMinimisationKeepsZeroResponses(t *testing.T) {
 		zw, zg := trainZ(prep, want.Model), trainZ(prep, got.Model)
 		if a := engMaxAngle(t, zw.Slice(0, 200, 0, 3).(*mat.Dense), zg.Slice(0, 200, 0, 3).(*mat.Dense)); a > 1e-4 {
 			t.Errorf("dims %d: the regression route's first 3 directions differ from the dense route's by %.3g rad (values %.3g…, dense %.3g…)", dims, a, got.Values[:4], want.Values[:3])
+		}
+	}
+}
+
+// dropConstant on a B-orthonormal set (B diagonal) of which two columns
+// mix the constant vector into a direction w, and three are B-orthogonal
+// to it: the three come back as they are (no Gram–Schmidt over them: the
+// O(n³) of a minimisation's n responses), the mixed pair gives ±w and a
+// vanishing column, dropped; every column returned is B-orthogonal to 1
+// and the set B-orthonormal (1e-12).
+func TestDropConstantProjectsOnlyMixedColumns(t *testing.T) {
+	const n = 40
+	rng := rand.New(rand.NewPCG(3, 9))
+	d := make(graph.Diagonal, n)
+	for i := range d {
+		d[i] = 0.5 + rng.Float64()
+	}
+	bdot := func(u, v []float64) float64 {
+		s := 0.0
+		for i := range u {
+			s += u[i] * v[i] * d[i]
+		}
+		return s
+	}
+	var basis [][]float64
+	add := func(v []float64) []float64 { // B-orthonormalise v against basis
+		for _, u := range basis {
+			c := bdot(u, v)
+			for i := range v {
+				v[i] -= c * u[i]
+			}
+		}
+		s := 1 / math.Sqrt(bdot(v, v))
+		for i := range v {
+			v[i] *= s
+		}
+		basis = append(basis, v)
+		return v
+	}
+	one := make([]float64, n)
+	for i := range one {
+		one[i] = 1
+	}
+	u0 := add(one)
+	rnd := func() []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = rng.NormFloat64()
+		}
+		return add(v)
+	}
+	u1, u2, u3, w := rnd(), rnd(), rnd(), rnd()
+	a1, a2 := make([]float64, n), make([]float64, n)
+	for i := range a1 {
+		a1[i] = (u0[i] + w[i]) / math.Sqrt2
+		a2[i] = (u0[i] - w[i]) / math.Sqrt2
+	}
+	y := mat.NewDense(n, 5, nil)
+	for j, c := range [][]float64{u1, a1, u2, a2, u3} {
+		y.SetCol(j, c)
+	}
+	_, got, keep := dropConstant([]float64{0, 0, 1, 0, 2}, y, []int{0, 1, 2, 3, 4}, d)
+	if !slices.Equal(keep, []int{0, 1, 2, 4}) {
+		t.Fatalf("kept %v, want the three unmixed columns and one of the pair", keep)
+	}
+	for _, j := range []int{0, 2, 4} {
+		if !floats.Equal(mat.Col(nil, j, got), mat.Col(nil, j, y)) {
+			t.Errorf("column %d, B-orthogonal to 1, was changed", j)
+		}
+	}
+	if c := math.Abs(bdot(mat.Col(nil, 1, got), w)); math.Abs(c-1) > 1e-12 {
+		t.Errorf("the mixed pair's column is not ±w: |⟨v, w⟩_B| = %v", c)
+	}
+	for a, i := range keep {
+		vi := mat.Col(nil, i, got)
+		if c := bdot(vi, one); math.Abs(c) > 1e-12 {
+			t.Errorf("column %d: ⟨v, 1⟩_B = %g", i, c)
+		}
+		for _, j := range keep[a:] {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if c := bdot(vi, mat.Col(nil, j, got)); math.Abs(c-want) > 1e-12 {
+				t.Errorf("⟨v%d, v%d⟩_B = %g, want %g", i, j, c, want)
+			}
 		}
 	}
 }

@@ -243,8 +243,9 @@ func gridParams(flags []string, names []string) ([]evaluate.GridParam, error) {
 // gridAgainstP refuses a --grid flag and a -p flag that set one key (or
 // sigma against gamma, which exclude each other) for the same methods: the
 // grid's candidates would replace the -p value without a word. A grid
-// flag scoped to one method (gda.sigma=…) over an unscoped -p flag
-// (sigma=1) is fine: the scoped one wins for that method, as in -p.
+// flag scoped to one method (gda.sigma=…) over an unscoped -p flag of the
+// same key (sigma=1) is fine: the scoped one wins for that method, as in
+// -p (not over gamma=…, which -p refuses too).
 func gridAgainstP(grid, params []string) error {
 	split := func(flag string) (scope, key string) {
 		k, _, _ := strings.Cut(flag, "=")
@@ -260,7 +261,10 @@ func gridAgainstP(grid, params []string) error {
 		gm, gk := split(g)
 		for _, p := range params {
 			pm, pk := split(p)
-			if !clash(gk, pk) || gm != "" && (pm == "" || pm != gm) {
+			// A scoped grid key over the same unscoped -p key wins for
+			// its method, as in -p; sigma over gamma would not (they
+			// exclude each other there too).
+			if !clash(gk, pk) || gm != "" && (pm == "" && gk == pk || pm != "" && pm != gm) {
 				continue
 			}
 			return usagef("--grid %s and -p %s both set %s: the grid's values would replace -p's; give the key in one of them (a --grid METHOD.key=… over a general -p key is fine)", g, p, pk)

@@ -226,7 +226,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	if err != nil {
 		return err
 	}
-	opt.MaxClasses = data.MaxScanClasses // the statistics keep per-class tables
+	opt.MaxClasses = stats.MaxClasses // the statistics keep per-class tables
 	if nm != nil {
 		return streamNystrom(e, prog, df.input, opt, nm, name, kv, chunk, dims, out)
 	}
@@ -256,11 +256,12 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	return nil
 }
 
-// textNames reports whether some class name is not a whole number (a
-// scan reads whole-number labels by themselves, text ones not at all).
+// textNames reports whether some class name is not a label a scan reads
+// by itself, a class index (a non-negative integer): text, or −1 as in
+// LIBSVM's ±1 labels.
 func textNames(names []string) bool {
 	for _, n := range names {
-		if _, err := strconv.ParseInt(n, 10, 64); err != nil {
+		if c, err := strconv.Atoi(n); err != nil || c < 0 {
 			return true
 		}
 	}

@@ -103,6 +103,7 @@ func TestEvalNestedBadInput(t *testing.T) {
 		{[]string{"--nested", "--grid", "gda.alpha=1,2", "-p", "gda.alpha=3"}, 2, []string{"--grid gda.alpha=1,2 and -p gda.alpha=3 both set alpha"}},
 		{[]string{"--nested", "--grid", "sigma=1,2", "-p", "gda.sigma=3"}, 2, []string{"--grid sigma=1,2 and -p gda.sigma=3"}},
 		{[]string{"--nested", "--inner-folds", "2", "-p", "sigma=1", "--grid", "gda.sigma=0.5,2"}, 0, nil}, // the scoped grid wins, as in -p
+		{[]string{"--nested", "--grid", "gda.sigma=0.5,2", "-p", "gamma=1000"}, 2, []string{"--grid gda.sigma=0.5,2 and -p gamma=1000 both set gamma"}},
 		{[]string{"--nested", "--grid", "sigma=1,2", "--grid", "sigma=3"}, 2, []string{"--grid sigma=3: sigma is already given (--grid sigma=1,2)"}},
 		{[]string{"-p", "sigma=1", "-p", "sigma=2"}, 2, []string{"-p sigma=2: sigma is already given (-p sigma=1)"}},
 	} {

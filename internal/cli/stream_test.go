@@ -436,22 +436,23 @@ func TestTransformLIBSVMModelWidth(t *testing.T) {
 }
 
 // transformsLikeCSV checks that transform of input through model, with
-// and without --stream, writes what transform of the same rows as the CSV
-// csv writes (columns taken by position).
-func transformsLikeCSV(t *testing.T, dir, model, csv, input string) {
+// and without --stream (and the flags extra), writes what transform of the
+// same rows as the CSV csv writes (columns taken by position).
+func transformsLikeCSV(t *testing.T, dir, model, csv, input string, extra ...string) {
 	t.Helper()
 	want := filepath.Join(dir, "want.csv")
 	if st, _, errs := run(t, "transform", "--model", model, "-i", csv, "-o", want, "--ignore-names"); st != 0 {
 		t.Fatalf("transform of the CSV: %s", errs)
 	}
 	wb, _ := os.ReadFile(want)
-	for _, extra := range [][]string{nil, {"--stream"}} {
+	for _, stream := range [][]string{nil, {"--stream"}} {
 		out := filepath.Join(dir, "z.csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", input, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v of %s: %s", extra, input, errs)
+		args := append(append([]string{"transform", "--model", model, "-i", input, "-o", out}, extra...), stream...)
+		if st, _, errs := run(t, args...); st != 0 {
+			t.Fatalf("transform %v of %s: %s", stream, input, errs)
 		}
 		if got, _ := os.ReadFile(out); !sameOutput(t, got, wb, false) {
-			t.Errorf("transform %v of %s differs from the CSV's", extra, input)
+			t.Errorf("transform %v of %s differs from the CSV's", stream, input)
 		}
 	}
 }
@@ -496,11 +497,51 @@ func TestLIBSVMZeroBasedModel(t *testing.T) {
 	if st, _, errs := run(t, "fit", "-m", "lda", "-i", train, "--scale", "none", "-o", model); st != 0 {
 		t.Fatalf("fit: %s", errs)
 	}
-	transformsLikeCSV(t, dir, model, csv, test)
-	if st, _, errs := run(t, "score", "--model", model, "-i", test); st != 0 {
-		t.Errorf("score --model of the narrow zero-based file: %s", errs)
+	// Without --zero-based a file lacking an index 0 is read one-based
+	// (the names alone cannot say: a CSV header may be f0, f1, …), and a
+	// note says so.
+	if st, _, errs := run(t, "transform", "--model", model, "-i", test, "-o", filepath.Join(dir, "x.csv")); st != 0 || !strings.Contains(errs, "give --zero-based") {
+		t.Errorf("transform of the zero-based file without --zero-based: status %d, %s", st, errs)
 	}
-	if st, _, errs := run(t, "fit", "-m", "lda", "-i", test, "--stream", "--zero-based", "--features", "4", "-o", filepath.Join(dir, "s.json")); st != 0 {
-		t.Errorf("fit --stream --zero-based: %s", errs)
+	transformsLikeCSV(t, dir, model, csv, test, "--zero-based")
+	_, s1, errs := run(t, "score", "--model", model, "-i", test, "--zero-based")
+	_, s2, errs2 := run(t, "score", "--model", model, "-i", csv, "--ignore-names")
+	if s1 == "" || s1 != s2 {
+		t.Errorf("score --model of the narrow zero-based file:\n%s%s\nof the CSV:\n%s%s", s1, errs, s2, errs2)
+	}
+	for i, extra := range [][]string{{"--stream"}, nil} {
+		args := []string{"fit", "-m", "lda", "-i", test, "--zero-based", "--features", "4", "--scale", "none", "-o", filepath.Join(dir, "s"+strconv.Itoa(i)+".json")}
+		if st, _, errs := run(t, append(args, extra...)...); st != 0 {
+			t.Fatalf("fit %v --zero-based: %s", extra, errs)
+		}
+	}
+	if worst, scale := transformGap(t, csv, filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json")); worst > 1e-9*scale {
+		t.Errorf("fit --stream --zero-based differs from the fit in memory by %.3g (scale %.3g)", worst, scale)
+	}
+}
+
+// Binary LIBSVM labels ±1 stream through transform as without --stream
+// (the second review: a model of whole-number names read them as class
+// indices, and −1 is none).
+func TestTransformStreamPlusMinusOne(t *testing.T) {
+	dir := t.TempDir()
+	svm := filepath.Join(dir, "pm.libsvm")
+	if err := os.WriteFile(svm, []byte("-1 1:0.5 2:1.2 3:0.1\n+1 1:1.5 2:0.2 3:0.4\n-1 1:0.7 2:1.0 3:0.3\n+1 1:1.9 2:0.1 3:0.2\n-1 1:0.4 2:1.4\n+1 1:1.2 2:0.3 3:0.9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", svm, "-o", model); st != 0 {
+		t.Fatalf("fit: %s", errs)
+	}
+	var outs [2][]byte
+	for i, extra := range [][]string{{"--stream"}, nil} {
+		out := filepath.Join(dir, "z"+strconv.Itoa(i)+".csv")
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", svm, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v: %s", extra, errs)
+		}
+		outs[i], _ = os.ReadFile(out)
+	}
+	if !sameOutput(t, outs[0], outs[1], false) || !bytes.Contains(outs[0], []byte("\n-1,")) {
+		t.Errorf("±1 labels: streamed\n%s\nwhole\n%s", outs[0], outs[1])
 	}
 }

@@ -81,21 +81,22 @@ func (d *dataFlags) inputFormat() string {
 	return format
 }
 
-// libsvmWidth reads a LIBSVM input for model p as p was read: at its
-// width, unless --features gives one (a sparse file whose last features
-// are zero in every row would otherwise be read narrower than the model,
-// "has 12 features, the model was fitted on 13"), and zero-based when p's
-// features are named f0, f1, … after a zero-based file's indices (a file
-// of the same kind without an index 0 would otherwise be read one-based,
-// every feature a column off).
+// libsvmWidth reads a LIBSVM input for model p at p's width, unless
+// --features gives one (a sparse file whose last features are zero in
+// every row would otherwise be read narrower than the model, "has 12
+// features, the model was fitted on 13"). When p's features are named f0,
+// f1, … (a zero-based LIBSVM file's names, or a CSV header's) and
+// --zero-based is not given, a note says that a zero-based file without
+// an index 0 needs it: a guess from the names would read a one-based file
+// a column off for a model of such a CSV.
 func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 	switch d.inputFormat() {
 	case data.FormatLIBSVM, "svm", "svmlight":
 		if d.features == 0 {
 			d.features = p.Features
 		}
-		if len(p.FeatureNames) > 0 && p.FeatureNames[0] == "f0" && (len(p.FeatureNames) == 1 || p.FeatureNames[1] == "f1") {
-			d.zeroBased = true
+		if !d.zeroBased && len(p.FeatureNames) > 1 && p.FeatureNames[0] == "f0" && p.FeatureNames[1] == "f1" && d.e != nil {
+			fmt.Fprintf(d.e.stderr, "dimred: note: the model's features are named f0, f1, … as a zero-based LIBSVM file's: if %s is zero-based too, give --zero-based (a file with an index 0 is read so anyway)\n", d.input)
 		}
 	}
 }

@@ -363,18 +363,7 @@ func TestTransformStreamNamedLabels(t *testing.T) {
 	if err := data.WriteFile(in, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "m.json")
-	if st, _, errs := run(t, "fit", "-m", "lda", "-i", in, "-o", model); st != 0 {
-		t.Fatalf("fit: %s", errs)
-	}
-	var outs [2][]byte
-	for i, extra := range [][]string{{"--stream", "--chunk", "50"}, nil} {
-		out := filepath.Join(dir, "z"+strconv.Itoa(i)+".csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", in, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v: %s", extra, errs)
-		}
-		outs[i], _ = os.ReadFile(out)
-	}
+	outs := streamedAndWhole(t, dir, in, in)
 	if !sameOutput(t, outs[0], outs[1], false) || !bytes.Contains(outs[0], []byte("\nbarbera,")) {
 		t.Errorf("streamed output differs from the whole one or lacks the names:\n%.200s\n%.200s", outs[0], outs[1])
 	}
@@ -383,23 +372,15 @@ func TestTransformStreamNamedLabels(t *testing.T) {
 	// did before text labels were read by the model's classes (the review
 	// of that change: "label 4 is not one of the given classes").
 	ds.ClassNames = []string{"1", "2", "3"}
-	if err := data.WriteFile(in, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
+	fit := filepath.Join(dir, "fit.csv")
+	if err := data.WriteFile(fit, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
 		t.Fatal(err)
-	}
-	if st, _, errs := run(t, "fit", "-m", "lda", "-i", in, "-o", model); st != 0 {
-		t.Fatalf("fit: %s", errs)
 	}
 	ds.Y[0], ds.ClassNames = 3, []string{"1", "2", "3", "4"} // a label the model never saw
 	if err := data.WriteFile(in, func(w io.Writer) error { return data.WriteCSV(w, ds) }); err != nil {
 		t.Fatal(err)
 	}
-	for i, extra := range [][]string{{"--stream", "--chunk", "50"}, nil} {
-		out := filepath.Join(dir, "n"+strconv.Itoa(i)+".csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", in, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v of new whole-number labels: %s", extra, errs)
-		}
-		outs[i], _ = os.ReadFile(out)
-	}
+	outs = streamedAndWhole(t, dir, fit, in)
 	if !sameOutput(t, outs[0], outs[1], false) || !bytes.HasPrefix(outs[0], []byte("label,z1,z2\n4,")) {
 		t.Errorf("whole-number labels: streamed output differs from the whole one:\n%.200s\n%.200s", outs[0], outs[1])
 	}
@@ -529,19 +510,26 @@ func TestTransformStreamPlusMinusOne(t *testing.T) {
 	if err := os.WriteFile(svm, []byte("-1 1:0.5 2:1.2 3:0.1\n+1 1:1.5 2:0.2 3:0.4\n-1 1:0.7 2:1.0 3:0.3\n+1 1:1.9 2:0.1 3:0.2\n-1 1:0.4 2:1.4\n+1 1:1.2 2:0.3 3:0.9\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	model := filepath.Join(dir, "m.json")
-	if st, _, errs := run(t, "fit", "-m", "lda", "-i", svm, "-o", model); st != 0 {
-		t.Fatalf("fit: %s", errs)
-	}
-	var outs [2][]byte
-	for i, extra := range [][]string{{"--stream"}, nil} {
-		out := filepath.Join(dir, "z"+strconv.Itoa(i)+".csv")
-		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", svm, "-o", out}, extra...)...); st != 0 {
-			t.Fatalf("transform %v: %s", extra, errs)
-		}
-		outs[i], _ = os.ReadFile(out)
-	}
+	outs := streamedAndWhole(t, dir, svm, svm)
 	if !sameOutput(t, outs[0], outs[1], false) || !bytes.Contains(outs[0], []byte("\n-1,")) {
 		t.Errorf("±1 labels: streamed\n%s\nwhole\n%s", outs[0], outs[1])
 	}
+}
+
+// streamedAndWhole fits LDA on fit and returns what transform of input
+// through the model writes with --stream (chunks of 50 rows) and without.
+func streamedAndWhole(t *testing.T, dir, fit, input string) (outs [2][]byte) {
+	t.Helper()
+	model := filepath.Join(dir, "sw.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", fit, "-o", model); st != 0 {
+		t.Fatalf("fit on %s: %s", fit, errs)
+	}
+	for i, extra := range [][]string{{"--stream", "--chunk", "50"}, nil} {
+		out := filepath.Join(dir, "sw"+strconv.Itoa(i)+".csv")
+		if st, _, errs := run(t, append([]string{"transform", "--model", model, "-i", input, "-o", out}, extra...)...); st != 0 {
+			t.Fatalf("transform %v of %s: %s", extra, input, errs)
+		}
+		outs[i], _ = os.ReadFile(out)
+	}
+	return outs
 }

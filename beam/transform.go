@@ -180,7 +180,13 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 // columns) and the chunk's labels to fn, and returns the rows embedded.
 func (f *transformFn) each(ctx context.Context, sh Shard, emitBad func(BadRow), fn func(z *mat.Dense, y []int) error) (int, error) {
 	rows := 0
-	err := scanShard(ctx, sh, f.Options, f.Chunk, func(x *mat.Dense, y []int) error {
+	opt := f.Options
+	if opt.NumFeatures == 0 && isLIBSVM(sh.Path, opt.Format) {
+		// A sparse shard whose last features are zero in every row is
+		// read at the model's width, as 'dimred transform' reads it.
+		opt.NumFeatures = f.lm.pipe.Features
+	}
+	err := scanShard(ctx, sh, opt, f.Chunk, func(x *mat.Dense, y []int) error {
 		z, err := f.lm.transform(x, sh.Path)
 		if err != nil {
 			return err
@@ -294,4 +300,17 @@ func LabelsName(npyPath string) string {
 func init() {
 	register.DoFn4x1[context.Context, Shard, func(int), func(BadRow), error](&transformFn{})
 	register.Emitter1[int]()
+}
+
+// isLIBSVM reports whether the shard at path is read as LIBSVM (format,
+// else its extension).
+func isLIBSVM(path, format string) bool {
+	if format == "" {
+		format, _ = data.DetectFormat(path)
+	}
+	switch strings.ToLower(format) {
+	case data.FormatLIBSVM, "svm", "svmlight":
+		return true
+	}
+	return false
 }

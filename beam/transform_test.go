@@ -138,3 +138,47 @@ func TestTransformEqualsInMemory(t *testing.T) {
 		}
 	}
 }
+
+// A LIBSVM shard whose last feature is zero in every row is read at the
+// model's width, as 'dimred transform' reads it (it failed with "has 3
+// features, the model was fitted on 4").
+func TestTransformLIBSVMShardAtModelWidth(t *testing.T) {
+	x, y := testdata.Sklearn(t, "iris")
+	x = mat.DenseCopyOf(x)
+	var b bytes.Buffer
+	for i := range y {
+		x.Set(i, 3, 0)
+		fmt.Fprintf(&b, "%d 1:%v 2:%v 3:%v\n", y[i], x.At(i, 0), x.At(i, 1), x.At(i, 2))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.libsvm"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fitted, err := method.PCA{}.Fit(x, nil, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := method.Save(&buf, method.File{Method: "pca"}, fitted.(*method.Fitted)); err != nil {
+		t.Fatal(err)
+	}
+	modelPath := filepath.Join(dir, "pca.json")
+	if err := os.WriteFile(modelPath, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTransform(t, TransformConfig{Input: Input{Glob: filepath.Join(dir, "s.libsvm")}, Model: modelPath, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.Load(filepath.Join(out, "s.csv"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := fitted.Transform(x)
+	if !mat.EqualApprox(got.X, want, 1e-12) {
+		t.Errorf("the LIBSVM shard's embedding differs from the in-memory one by %.3g", relDiff(got.X, want))
+	}
+}

@@ -228,7 +228,10 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 			featNames = append(featNames, h)
 		}
 	}
-	if opt.NoHeader {
+	if opt.NoHeader && len(opt.Drop) == 0 {
+		// Without dropped columns the features are x0, x1, … in order;
+		// with them they keep the generated names of their columns, which
+		// --drop may have named (x1 is the second column, dropped or not).
 		featNames = defaultNames(nfeat)
 	}
 	c.header, c.featNames, c.ncols, c.nfeat, c.labelCol = header, featNames, ncols, nfeat, labelCol

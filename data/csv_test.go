@@ -274,3 +274,25 @@ func TestCSVDropAndMissing(t *testing.T) {
 		wantErr(t, c.want, err, c.want)
 	}
 }
+
+// --drop with --no-header: the kept columns keep their generated names
+// (x0, x2 after dropping x1 or column 2), which count as generated names
+// (no header to check against), as do a zero-based LIBSVM file's f0, f1, …
+// (the review: they were renumbered x0, x1 after the drop).
+func TestDropWithoutHeaderKeepsNames(t *testing.T) {
+	for _, drop := range []string{"x1", "2"} {
+		ds, err := readCSVString("1,2,3,x\n4,5,6,y\n", Options{NoHeader: true, Drop: []string{drop}})
+		if err != nil || !slices.Equal(ds.FeatureNames, []string{"x0", "x2"}) || ds.X.At(1, 1) != 6 {
+			t.Errorf("--drop %s: %v, names %q", drop, err, ds.FeatureNames)
+		}
+	}
+	for _, c := range []struct {
+		names []string
+		want  bool
+	}{{nil, true}, {[]string{"x0", "x2"}, true}, {[]string{"f0", "f1"}, true}, {[]string{"f1", "f2"}, true},
+		{[]string{"x2", "x0"}, false}, {[]string{"x0", "x01"}, false}, {[]string{"a", "b"}, false}, {[]string{"x0", "f1"}, false}} {
+		if got := GeneratedNames(c.names); got != c.want {
+			t.Errorf("GeneratedNames(%q) = %v", c.names, got)
+		}
+	}
+}

@@ -550,15 +550,28 @@ func quoteList(names []string, max int) string {
 // defaultNames returns x0, x1, ..., x(p-1).
 // GeneratedNames reports whether names are ones a reader made up for
 // columns without names (x0, x1, … for headerless tables, NumPy and MAT
-// arrays; f1, f2, … for LIBSVM indices), which say nothing about what the
-// columns hold. nil and empty slices count as generated.
+// arrays; f1, f2, … for LIBSVM indices, f0, f1, … for zero-based ones;
+// any increasing x<k> or f<k>, as left after --drop), which say nothing
+// about what the columns hold. nil and empty slices count as generated.
 func GeneratedNames(names []string) bool {
-	x, f := true, true
-	for j, s := range names {
-		x = x && s == "x"+strconv.Itoa(j)
-		f = f && s == "f"+strconv.Itoa(j+1)
+	if len(names) == 0 {
+		return true
 	}
-	return x || f
+	for _, prefix := range []string{"x", "f"} {
+		last, ok := -1, true
+		for _, s := range names {
+			k, err := strconv.Atoi(strings.TrimPrefix(s, prefix))
+			if !strings.HasPrefix(s, prefix) || err != nil || k <= last || strconv.Itoa(k) != s[len(prefix):] {
+				ok = false
+				break
+			}
+			last = k
+		}
+		if ok {
+			return true
+		}
+	}
+	return false
 }
 
 func defaultNames(p int) []string {

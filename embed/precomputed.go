@@ -45,10 +45,8 @@ func (s Precomputed) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, erro
 		if len(s.Cols) != n {
 			return nil, fmt.Errorf("precomputed kernel: %d training columns named for %d rows of the Gram matrix", len(s.Cols), n)
 		}
-		for i, c := range s.Cols {
-			if c < 0 || c >= m || (i > 0 && c <= s.Cols[i-1]) {
-				return nil, fmt.Errorf("precomputed kernel: training column %d is %d: the columns must increase within 0..%d", i+1, c, m-1)
-			}
+		if err := checkTrainingCols("precomputed kernel", s.Cols, m); err != nil {
+			return nil, err
 		}
 		x = data.Columns(x, s.Cols)
 		m = n
@@ -187,12 +185,21 @@ func init() {
 				if len(e.Cols) != r {
 					return nil, fmt.Errorf("model: precomputed-kernel model has coefficients for %d training points and %d training columns", r, len(e.Cols))
 				}
-				for i, c := range e.Cols {
-					if c < 0 || c >= e.In || (i > 0 && c <= e.Cols[i-1]) {
-						return nil, fmt.Errorf("model: precomputed-kernel model's training column %d is %d: the columns must increase within 0..%d", i+1, c, e.In-1)
-					}
+				if err := checkTrainingCols("model: precomputed-kernel model", e.Cols, e.In); err != nil {
+					return nil, err
 				}
 			}
 			return &PrecomputedModel{Center: *e.Center, A: a, Cols: e.Cols, In: e.In}, checkFiniteSlice("centring", e.Center.ColMeans)
 		}})
+}
+
+// checkTrainingCols checks the training columns of a precomputed kernel:
+// increasing, within the in columns of an input row.
+func checkTrainingCols(what string, cols []int, in int) error {
+	for i, c := range cols {
+		if c < 0 || c >= in || (i > 0 && c <= cols[i-1]) {
+			return fmt.Errorf("%s: training column %d is %d: the columns must increase within 0..%d", what, i+1, c, in-1)
+		}
+	}
+	return nil
 }

@@ -265,27 +265,26 @@ func (m LQMI) fitWide(x *mat.Dense, y []int, c, dims int) (Model, error) {
 		return nil, fmt.Errorf("lqmi: %w", err)
 	}
 	n, d := x.Dims()
-	tr := 0.0 // tr(X̄ᵀX̄)
-	mu := embed.ColMeans(x)
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			tr += (v - mu[j]) * (v - mu[j])
+	// The centred rows once, for the ridge's scale and the solve.
+	prep, err := embed.Linear{}.Prepare(m.ctx(), x)
+	if err != nil {
+		if m.ctx().Err() != nil {
+			return nil, fmt.Errorf("lqmi: %w", err)
 		}
-	}
-	if tr == 0 {
+		// x is finite (labelled checked it): the centred rows are zero.
 		return nil, errors.New("lqmi: every training row is the same")
 	}
+	tr := prep.Scale() * float64(n) // tr(X̄ᵀX̄)
 	ridge, set := m.Ridge.Get()
 	if !set {
 		ridge = DefaultLQMIRidge
 	}
-	prob := &embed.Problem{Space: embed.Linear{}, Objective: g, Constraint: graph.Identity(n),
+	prob := &embed.Problem{Objective: g, Constraint: graph.Identity(n),
 		Ridge: ridge * tr / float64(d), Dims: dims, MaxDims: c - 1, DropZero: true, Norm: embed.NormUnit}
 	if ridge == 0 {
 		prob.Solver = embed.Dense // as fitScatter: no safeguard ridge
 	}
-	m.Engine.apply(prob)
-	return fitContext(m.ctx(), "lqmi", prob, x)
+	return solve("lqmi", m.Engine, prob, prep)
 }
 
 func init() {

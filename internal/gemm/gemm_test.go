@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"testing"
 
@@ -15,6 +16,16 @@ func skipWithoutKernel(t testing.TB) {
 	t.Helper()
 	if !Available {
 		t.Skip("no AVX2/FMA kernel on this machine (or the purego tag): Dgemm is not used")
+	}
+}
+
+// skipUnlessKernelRuns is skipWithoutKernel, and a skip when DIMRED_GEMM=
+// gonum keeps the kernel out of gonum's BLAS and of the tiles.
+func skipUnlessKernelRuns(t testing.TB) {
+	t.Helper()
+	skipWithoutKernel(t)
+	if os.Getenv(Env) == "gonum" {
+		t.Skip("DIMRED_GEMM=gonum keeps the kernel out")
 	}
 }
 

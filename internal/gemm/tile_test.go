@@ -3,7 +3,6 @@ package gemm
 import (
 	"math"
 	"math/rand/v2"
-	"os"
 	"testing"
 
 	"gonum.org/v1/gonum/blas"
@@ -17,10 +16,7 @@ import (
 // larger than the columns), transposes and both dst forms (empty, or a
 // view of the right shape) are covered.
 func TestMulTileIsTheKernel(t *testing.T) {
-	skipWithoutKernel(t)
-	if os.Getenv(Env) == "gonum" {
-		t.Skip("DIMRED_GEMM=gonum keeps the kernel out")
-	}
+	skipUnlessKernelRuns(t)
 	r := rand.New(rand.NewPCG(3, 5))
 	big := mat.NewDense(60, 400, randSlice(r, 60*400))
 	x := big.Slice(3, 40, 7, 307).(*mat.Dense)    // 37×300, stride 400

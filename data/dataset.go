@@ -188,6 +188,18 @@ func NumClasses(y []int) int {
 	return c
 }
 
+// LabelledRows returns the indices of the rows of y with a label (not
+// Unlabeled), in order.
+func LabelledRows(y []int) []int {
+	var idx []int
+	for i, v := range y {
+		if v != Unlabeled {
+			idx = append(idx, i)
+		}
+	}
+	return idx
+}
+
 // ClassCounts returns the number of rows of each class 0..C-1 (unlabeled
 // rows are not counted).
 func ClassCounts(y []int) []int {

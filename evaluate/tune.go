@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 )
 
@@ -76,12 +77,7 @@ func (t Tuned) Fit(x *mat.Dense, y []int, dims int) (method.Model, error) {
 	if c == nil {
 		c = classify.KNN{K: 1}
 	}
-	var labelled []int
-	for i, v := range y {
-		if v >= 0 {
-			labelled = append(labelled, i)
-		}
-	}
+	labelled := data.LabelledRows(y)
 	ylab := make([]int, len(labelled))
 	for r, i := range labelled {
 		ylab[r] = y[i]

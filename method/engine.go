@@ -85,17 +85,11 @@ type KernelSpace struct {
 // points only (embed.Precomputed.Cols). s is the fit's own copy of the
 // method's space.
 func (s *KernelSpace) labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, []int, error) {
-	xl, yl, err := labelled(name, x, y, minPerClass)
-	if err != nil || s.Kind != SpacePrecomputed || xl == x {
-		return xl, yl, err
+	xl, yl, idx, err := labelledIdx(name, x, y, minPerClass)
+	if err == nil && s.Kind == SpacePrecomputed && idx != nil {
+		s.cols = idx
 	}
-	s.cols = s.cols[:0:0]
-	for i, v := range y {
-		if v >= 0 {
-			s.cols = append(s.cols, i)
-		}
-	}
-	return xl, yl, nil
+	return xl, yl, err
 }
 
 // Space returns the embed.Space for kernel k.

@@ -90,33 +90,35 @@ func fitContext(ctx context.Context, name string, p *embed.Problem, x *mat.Dense
 // after checking that y has one label per row and at least two classes
 // with at least minPerClass rows each.
 func labelled(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, []int, error) {
+	x, y, _, err := labelledIdx(name, x, y, minPerClass)
+	return x, y, err
+}
+
+// labelledIdx is labelled with the indices of the rows kept (nil when
+// every row is).
+func labelledIdx(name string, x *mat.Dense, y []int, minPerClass int) (*mat.Dense, []int, []int, error) {
 	if x == nil {
-		return nil, nil, fmt.Errorf("%s: no training rows", name)
+		return nil, nil, nil, fmt.Errorf("%s: no training rows", name)
 	}
 	if err := data.CheckFinite(name+": training data", x); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := data.CheckDistanceRange(name+": training data", x); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	n, _ := x.Dims()
 	if y == nil {
-		return nil, nil, fmt.Errorf("%s: supervised method needs labels", name)
+		return nil, nil, nil, fmt.Errorf("%s: supervised method needs labels", name)
 	}
 	if err := graph.CheckLabels(y, n, minPerClass); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", name, err)
+		return nil, nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	var idx []int
-	for i, v := range y {
-		if v >= 0 {
-			idx = append(idx, i)
-		}
-	}
+	idx := data.LabelledRows(y) // CheckLabels refused labels below −1
 	if len(idx) == n {
-		return x, compact(y), nil
+		return x, compact(y), nil, nil
 	}
 	ds := (&data.Dataset{X: x, Y: y}).Subset(idx)
-	return ds.X, compact(ds.Y), nil
+	return ds.X, compact(ds.Y), idx, nil
 }
 
 // compact relabels y to 0..C'-1 over the classes present (so that empty

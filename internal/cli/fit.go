@@ -147,15 +147,7 @@ func runFit(e *env, args []string) error {
 }
 
 // unlabelledRows counts the rows of y without a label.
-func unlabelledRows(y []int) int {
-	n := 0
-	for _, v := range y {
-		if v == data.Unlabeled {
-			n++
-		}
-	}
-	return n
-}
+func unlabelledRows(y []int) int { return len(y) - len(data.LabelledRows(y)) }
 
 // announceFit says, on r ≥ 2000 rows, what is about to be fitted and its
 // estimated memory (fitMemory), and warns on stderr when that is more

@@ -62,13 +62,7 @@ func runScore(e *env, args []string) error {
 	// The score is over the labelled rows: the standardisation and the
 	// width are fitted on them too, and the report counts them.
 	y, all := ds.Y, 0
-	if unl := unlabelledRows(y); unl > 0 {
-		var idx []int
-		for i, c := range y {
-			if c != data.Unlabeled {
-				idx = append(idx, i)
-			}
-		}
+	if idx := data.LabelledRows(y); len(idx) < len(y) {
 		all = len(y)
 		sub := (&data.Dataset{X: z, Y: y}).Subset(idx)
 		z, y = sub.X, sub.Y

@@ -23,17 +23,15 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 		out[info.Name] = map[string]string{}
 		names[i] = info.Name
 	}
+	if err := RepeatedKey(name, flags); err != nil {
+		return nil, err
+	}
 	var scoped []string
-	given := map[string]string{} // key or method.key → its first flag
 	for _, kv := range flags {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || k == "" {
 			return nil, fmt.Errorf("%s %s: not key=value or method.key=value", name, kv)
 		}
-		if first, ok := given[strings.ToLower(k)]; ok {
-			return nil, fmt.Errorf("%s %s: %s is already given (%s %s); give each key once (a method.key=value flag sets one method's value apart from the others')", name, kv, k, name, first)
-		}
-		given[strings.ToLower(k)] = kv
 		if strings.Contains(k, ".") {
 			scoped = append(scoped, kv) // applied after the unscoped keys
 			continue
@@ -74,6 +72,21 @@ func Route(name string, flags []string, selected []Info) (map[string]map[string]
 		out[names[i]][key] = v
 	}
 	return out, nil
+}
+
+// RepeatedKey returns an error naming the option name (the flag, e.g.
+// "-p") when two of the key=value settings flags give one key (or one
+// method.key), case aside: the last would win without a word.
+func RepeatedKey(name string, flags []string) error {
+	given := map[string]string{} // key or method.key → its first flag
+	for _, kv := range flags {
+		k, _, _ := strings.Cut(kv, "=")
+		if first, ok := given[strings.ToLower(k)]; ok {
+			return fmt.Errorf("%s %s: %s is already given (%s %s); give each key once (a method.key=value flag sets one method's value apart from the others')", name, kv, k, name, first)
+		}
+		given[strings.ToLower(k)] = kv
+	}
+	return nil
 }
 
 // ShorthandApplies reports whether an unscoped setting of key, among

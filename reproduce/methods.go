@@ -100,13 +100,11 @@ func (o *Overrides) Check() error {
 		return nil
 	}
 	infos := method.All()
-	given := map[string]string{}
+	if err := method.RepeatedKey("-p", o.Settings); err != nil {
+		return err
+	}
 	for _, kv := range o.Settings {
 		k, _, _ := strings.Cut(kv, "=")
-		if first, ok := given[strings.ToLower(k)]; ok {
-			return fmt.Errorf("-p %s: %s is already given (-p %s); give each key once", kv, k, first)
-		}
-		given[strings.ToLower(k)] = kv
 		if m, _, scoped := strings.Cut(k, "."); scoped {
 			// A scoped key is checked against its method only.
 			info, err := method.Lookup(strings.ToLower(m))

@@ -194,10 +194,8 @@ func runCluster(e *env, args []string) error {
 	if ds, rowNum, err = balancedRows(ds, *subsample, *subSeed, rowNum); err != nil {
 		return err
 	}
-	if n, d := ds.Dims(); pre && n < d && len(rowNum) == n && d == n0 {
-		// A Gram matrix keeps the columns of the rows kept (one that was
-		// not square is refused by the method).
-		ds.X = data.Columns(ds.X, rowNum)
+	if pre {
+		gramColumns(ds, rowNum, n0)
 	}
 	if !unlabelled {
 		ds.CompactClasses()

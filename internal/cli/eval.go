@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/dimred/dimred/classify"
-	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/evaluate"
 	"github.com/dimred/dimred/method"
 )
@@ -120,15 +119,10 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return fmt.Errorf("--subsample: %w", err)
 		}
-		square := false
-		if n, d := ds.Dims(); n == d {
-			square = true
-		}
+		n0, _ := ds.Dims()
 		ds = ds.Subset(idx)
-		if proto.Precomputed && square {
-			// A Gram matrix keeps the chosen rows' columns too (one
-			// that is not square is refused by evaluate).
-			ds.X = data.Columns(ds.X, idx)
+		if proto.Precomputed {
+			gramColumns(ds, idx, n0)
 		}
 	}
 	prog := e.newProgress("eval")

@@ -107,3 +107,12 @@ func supervised(name string) bool {
 	info, err := method.Lookup(name)
 	return err == nil && info.Supervision == "supervised"
 }
+
+// gramColumns keeps, of a Gram matrix read as n0×n0 whose rows rows (of
+// the n0) ds now holds, the columns of those rows too. A matrix that was
+// not square is left as it is, for the method to refuse by name.
+func gramColumns(ds *data.Dataset, rows []int, n0 int) {
+	if n, d := ds.Dims(); d == n0 && len(rows) == n && n < d {
+		ds.X = data.Columns(ds.X, rows)
+	}
+}

@@ -191,9 +191,13 @@ func cheap(g graph.Operator) bool {
 }
 
 // dropConstant projects the columns keep of y on the B-orthogonal
-// complement of the constant vector, orthonormalises them in the B-inner
-// product in order (modified Gram–Schmidt) and drops those that vanish
-// (norm below 1e-8 of their norm before projection).
+// complement of the constant vector: the columns with a constant
+// component are projected, orthonormalised among themselves in the
+// B-inner product in order (modified Gram–Schmidt; the others are
+// B-orthogonal to them already) and dropped when they vanish (norm below
+// 1e-8 of their norm before projection); the others are kept as they are.
+// (With B·1 = 0 the constant is removed in the Euclidean sense, and every
+// column is orthonormalised against all kept before it.)
 func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([]float64, *mat.Dense, []int) {
 	n, _ := y.Dims()
 	ones := mat.NewDense(n, 1, nil)
@@ -275,17 +279,13 @@ func dropConstant(vals []float64, y *mat.Dense, keep []int, b graph.Operator) ([
 		moved = append(moved, v)
 		out = append(out, j)
 	}
-	res := mat.NewDense(n, max(len(cols), 1), nil)
-	for c, v := range cols {
-		res.SetCol(c, v)
-	}
 	if len(cols) == 0 {
 		return vals, y, nil
 	}
-	// The columns of res replace those of y at the kept positions.
+	// The kept columns replace those of y at their positions.
 	ny := mat.DenseCopyOf(y)
 	for c, j := range out {
-		ny.SetCol(j, mat.Col(nil, c, res))
+		ny.SetCol(j, cols[c])
 	}
 	return vals, ny, out
 }

@@ -153,8 +153,10 @@ func TestRunDimsList(t *testing.T) {
 }
 
 // A listed dimension above what a method produces is dropped for that
-// method; none left is an error naming the method; Dims with MaxDims or
-// FullDim, or out of order, is refused.
+// method; with none left the method is evaluated at its largest dimension
+// (the same errors as listing that one), an error naming the method and
+// the splits when the fits disagree on it; Dims with MaxDims or FullDim,
+// or out of order, is refused.
 func TestRunDimsListLimits(t *testing.T) {
 	ds := handData()
 	nc := []classify.Classifier{classify.NCC{}}
@@ -169,9 +171,25 @@ func TestRunDimsListLimits(t *testing.T) {
 	if r := rep.Results[1]; r.BestDim != 2 || r.MinError != 0 || r.ErrorsByDim[0] != 1.0/21 {
 		t.Errorf("raw: errors %v, best %d; want 1/21 at 1 and 0 from 2", r.ErrorsByDim, r.BestDim)
 	}
-	_, err = Run(ds, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 2}}}, Classifiers: nc, Dims: []int{3, 5}})
-	if err == nil || !strings.Contains(err.Error(), `method "capped"`) || !strings.Contains(err.Error(), "fewer than the smallest listed (3,5)") {
-		t.Errorf("no listed dimension reachable: error %v", err)
+	beyond, err := Run(ds, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 2}}}, Classifiers: nc, Dims: []int{3, 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at2, err := Run(ds, Protocol{Methods: []NamedMethod{{"capped", firstCols{cap: 2}}}, Classifiers: nc, Dims: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := beyond.Results[0], at2.Results[0]; !slices.Equal(a.Dims, []int{2}) || !slices.Equal(a.ErrorsByDim, b.ErrorsByDim) || a.BestDim != 2 {
+		t.Errorf("no listed dimension reachable: dims %v errors %v best %d; want [2], %v (listing 2), best 2", a.Dims, a.ErrorsByDim, a.BestDim, b.ErrorsByDim)
+	}
+	// oddDims gives 2 or 3 dimensions with the parity of the training
+	// rows: listing 3 reaches it on some folds only, listing 4 none at
+	// 2 on some and 3 on others.
+	for _, dims := range [][]int{{3, 5}, {4}} {
+		_, err = Run(ds, Protocol{Methods: []NamedMethod{{"odd", oddDims{}}}, Classifiers: nc, Folds: 10, Dims: dims})
+		if err == nil || !strings.Contains(err.Error(), `method "odd" reaches none of the listed dimensions (`+DimsText(dims)+") on fold") {
+			t.Errorf("Dims %v, folds disagreeing: error %v", dims, err)
+		}
 	}
 	for _, tc := range []struct {
 		p    Protocol
@@ -270,5 +288,35 @@ func TestRunStepCarriesLibraryLines(t *testing.T) {
 	lines = nil
 	if _, err := Run(randomData(rng, 300, 2, 2), p); err != nil || len(lines) != 0 {
 		t.Errorf("300 rows: err %v, lines %q", err, lines)
+	}
+}
+
+// Nested CV of a method that reaches none of the listed dimensions
+// evaluates it at its largest, as listing that one does; inner and outer
+// fits that disagree on it are an error naming the inner fold.
+func TestNestedDimsBeyond(t *testing.T) {
+	nc := []classify.Classifier{classify.NCC{}}
+	run := func(m method.Method, dims []int) (*NestedReport, error) {
+		return RunNested(handData(), Protocol{Methods: []NamedMethod{{"m", m}}, Classifiers: nc, Folds: 3, Dims: dims}, NestedOptions{InnerFolds: 2})
+	}
+	beyond, err := run(firstCols{cap: 2}, []int{4, 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at2, err := run(firstCols{cap: 2}, []int{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := beyond.Results[0], at2.Results[0]
+	if a.Error != b.Error || !slices.Equal(a.MinOverDims.Dims, []int{2}) || a.MinOverDims.MinError != b.MinOverDims.MinError {
+		t.Errorf("Dims 4,6 beyond a 2-D method: error %v, min over dims %v at %v; want %v, %v at [2] (listing 2)", a.Error, a.MinOverDims.MinError, a.MinOverDims.Dims, b.Error, b.MinOverDims.MinError)
+	}
+	for _, f := range a.Folds {
+		if f.Dim != 2 {
+			t.Errorf("%s: chosen dimension %d, want 2", f.Split, f.Dim)
+		}
+	}
+	if _, err := run(oddDims{}, []int{4}); err == nil || !strings.Contains(err.Error(), `method "m" reaches none of the listed dimensions (4) on fold 1 of 3, inner fold`) {
+		t.Errorf("inner and outer fits disagreeing: error %v", err)
 	}
 }

@@ -165,7 +165,8 @@ type NestedFold struct {
 // folds; ties go to the smaller dimension, then the earlier grid point.
 // The candidate dimensions are 1..the fewest any of these fits produced
 // (capped by MaxDims), or with Protocol.Dims those listed that every fit
-// reached. The method fitted on the whole outer training part
+// reached (the method's largest dimension, the same on every fit, when it
+// reaches none). The method fitted on the whole outer training part
 // with the chosen grid point (one fit per grid point, shared with the
 // min-over-dimensions figure) then scores the outer test rows at the
 // chosen dimension. With p.FullDim only the grid point is chosen.
@@ -219,7 +220,7 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		s, j := set/nsets, set%nsets
 		job := unitJob{pr: preps[set], proto: &cands[c], where: splits[s].name}
 		if j < k {
-			job.where = fmt.Sprintf("%s, inner fold %d of %d", job.where, j+1, k)
+			job.where = innerWhere(job.where, j, k)
 			job.fill = func(pr *prepared) { inner[s].prepare(pr, ds, pre, splits[s], j) }
 		} else {
 			job.fill = func(pr *prepared) { prepare(pr, ds, pre, splits[s], &p, s) }
@@ -253,6 +254,22 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 	for m, gr := range grids {
 		// unit returns the result of grid point g on split s, set j.
 		unit := func(s, j, g int) *unitResult { return &results[(s*nsets+j)*nc+first+g] }
+		// A fit that reaches none of Protocol.Dims is evaluated at its
+		// largest dimension: the inner folds' and the outer fit's must be
+		// the same one for their errors to be compared.
+		for s, sp := range splits {
+			where := func(j int) string {
+				if j == k {
+					return sp.name
+				}
+				return innerWhere(sp.name, j, k)
+			}
+			for g := range gr.points {
+				if err := sameBeyond(&p, cands[first+g].Methods[0].Name, k+1, where, func(j int) *unitResult { return unit(s, j, g) }); err != nil {
+					return nil, err
+				}
+			}
+		}
 		for _, group := range groups {
 			res := NestedResult{Method: p.Methods[m].Name, Classifier: p.Classifiers[group[0]].Name(), Grid: gr.params}
 			if o.ChooseClassifier {
@@ -309,6 +326,30 @@ func RunNested(ds *data.Dataset, p Protocol, o NestedOptions) (*NestedReport, er
 		first += len(gr.points)
 	}
 	return rep, nil
+}
+
+// FitsPerSplit is the number of fits RunNested makes on each outer split
+// of a protocol with these methods: (InnerFolds + 1) × the grid points of
+// every method; an error as RunNested's for a grid it refuses.
+func (o NestedOptions) FitsPerSplit(methods []NamedMethod) (int, error) {
+	grids, err := methodGrids(methods, o.Grid)
+	if err != nil {
+		return 0, &GridError{err}
+	}
+	k := o.InnerFolds
+	if k == 0 {
+		k = DefaultInnerFolds
+	}
+	points := 0
+	for _, g := range grids {
+		points += len(g.points)
+	}
+	return (k + 1) * points, nil
+}
+
+// innerWhere names inner fold j (0-based) of k of a split.
+func innerWhere(split string, j, k int) string {
+	return fmt.Sprintf("%s, inner fold %d of %d", split, j+1, k)
 }
 
 // choice is the (dimension, grid point) chosen on the inner folds and its

@@ -42,8 +42,8 @@ type Result struct {
 	// as ErrorsByDim; nil unless the protocol has more than one repeat.
 	StdByDim []float64 `json:"std_by_dim,omitempty"`
 	// Dims lists the dimensions of ErrorsByDim when they are not 1..len:
-	// those of Protocol.Dims the method reached, or with FullDim its one
-	// full dimension. nil means ErrorsByDim[k-1] is at dimension k.
+	// those of Protocol.Dims the method reached (its largest dimension
+	// when it reached none), or with FullDim its one full dimension. nil means ErrorsByDim[k-1] is at dimension k.
 	Dims []int `json:"dims,omitempty"`
 }
 

@@ -100,8 +100,10 @@ type Protocol struct {
 	// 10 000 rows takes minutes). Classifiers that sweep in one pass (NCC,
 	// k-NN) give the counts of the full sweep at those dimensions; SVMs
 	// are fitted at them only. Listed dimensions above what a method
-	// produces are dropped for that method (an error when none is left).
-	// Results carry the list in Result.Dims. Dims excludes MaxDims and
+	// produces are dropped for that method; one that reaches none of them
+	// (LDA's C − 1 below the list) is evaluated at its own largest
+	// dimension, the same on every split and fit or an error. Results
+	// carry the dimensions evaluated in Result.Dims. Dims excludes MaxDims and
 	// FullDim.
 	Dims []int
 
@@ -293,7 +295,10 @@ type unitResult struct {
 	dims int     // number of dimensions evaluated on this split (1 with FullDim)
 	list []int   // the dimensions evaluated (FullDim, Protocol.Dims); nil: 1..dims
 	miss [][]int // per classifier, misclassified test rows at each evaluated dimension
-	err  error
+	// beyond: the method reaches none of Protocol.Dims, so list is its
+	// own largest dimension alone.
+	beyond bool
+	err    error
 }
 
 // dim returns the pos-th (1-based) dimension the unit evaluated.
@@ -566,7 +571,29 @@ func commonDims(p *Protocol, name string, splits []split, unit func(s int) *unit
 				name, unit(0).list[0], splits[0].name, u.list[0], splits[s].name)
 		}
 	}
+	if err := sameBeyond(p, name, len(splits), func(s int) string { return splits[s].name }, unit); err != nil {
+		return 0, nil, err
+	}
 	return dims, list, nil
+}
+
+// sameBeyond checks that the n fits unit(0..n-1) of a method (named by
+// where) evaluated the same single dimension when one of them reached
+// none of Protocol.Dims and was evaluated at its largest: their errors
+// are compared position by position, which needs the same dimension.
+func sameBeyond(p *Protocol, name string, n int, where func(i int) string, unit func(i int) *unitResult) error {
+	for i := range n {
+		if u := unit(i); u.beyond {
+			for j := range n {
+				if v := unit(j); v.list[0] != u.list[0] {
+					return fmt.Errorf("evaluate: method %q reaches none of the listed dimensions (%s) on %s, where it has %d, but is evaluated at %d on %s; list a dimension it reaches on every fit",
+						name, DimsText(p.Dims), where(i), u.list[0], v.list[0], where(j))
+				}
+			}
+			return nil
+		}
+	}
+	return nil
 }
 
 // prepare fits the preprocessing on a split's training rows and applies it
@@ -673,7 +700,11 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 			}
 		}
 		if len(list) == 0 {
-			return fail("the model has %d output dimensions, fewer than the smallest listed (%s)", dims, DimsText(p.Dims))
+			// LDA's C − 1 below every listed dimension: its largest
+			// one stands in, so that one method does not stop a run
+			// of several (the CLI says so; commonDims checks that
+			// every split agrees).
+			list = []int{dims}
 		}
 	}
 	ks := list
@@ -709,7 +740,7 @@ func runUnit(p *Protocol, m int, pr *prepared, where string) unitResult {
 			return fail("classifier %s returned %d error counts for %d dimensions", p.Classifiers[c].Name(), len(m), len(ks))
 		}
 	}
-	return unitResult{dims: len(ks), list: list, miss: miss}
+	return unitResult{dims: len(ks), list: list, miss: miss, beyond: len(p.Dims) > 0 && dims < p.Dims[0]}
 }
 
 // embedded is a split's embedding: the training rows the classifiers

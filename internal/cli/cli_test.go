@@ -165,6 +165,30 @@ func TestEvalDimsList(t *testing.T) {
 	if !strings.Contains(errs, "eval: lda does not reach dimension 3 of --dims") {
 		t.Errorf("no note of the dimension lda does not reach: %q", errs)
 	}
+	// None reached: lda is evaluated at its 2 beside pca at 5 and 10, with
+	// lda's errors those of --dims 2 (nested too).
+	for _, nested := range []string{"", "--nested"} {
+		args := []string{"eval", "-i", "builtin:wine", "-m", "lda,pca", "-c", "ncc", "--cv", "3", "--format", "csv", "--quiet"}
+		if nested != "" {
+			args = append(args, nested)
+		}
+		st, beyond, errs := run(t, append(args, "--dims", "5,10")...)
+		_, at2, _ := run(t, append(args, "--dims", "2")...)
+		lda := func(out string) string {
+			for _, l := range strings.Split(out, "\n") {
+				if strings.HasPrefix(l, "wine,lda,") {
+					return l
+				}
+			}
+			return ""
+		}
+		if st != 0 || lda(beyond) == "" || lda(beyond) != lda(at2) || !strings.Contains(beyond, "\nwine,pca,") {
+			t.Errorf("eval %s --dims 5,10: status %d, %s; want lda's row as with --dims 2 (%q) and pca's:\n%s", nested, st, errs, lda(at2), beyond)
+		}
+		if !strings.Contains(errs, "eval: lda does not reach dimension 5,10 of --dims (it gives 2); evaluated at 2 instead") {
+			t.Errorf("eval %s: no note that lda was evaluated at 2: %q", nested, errs)
+		}
+	}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -129,11 +129,18 @@ func runEval(e *env, args []string) error {
 	proto.Progress = func(done, total int) { prog.update(done, total, "fits") }
 	proto.Step = prog.step
 	proto.Context = e.ctx
-	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs); err != nil {
+	nopts := evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps, ChooseClassifier: *choose}
+	perSplit := len(proto.Methods)
+	if *nested {
+		if perSplit, err = nopts.FitsPerSplit(proto.Methods); err != nil {
+			return usageError{err} // a --grid value or combination the method refuses
+		}
+	}
+	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs, perSplit); err != nil {
 		return err
 	}
 	if *nested {
-		rep, err := evaluate.RunNested(ds, proto, evaluate.NestedOptions{InnerFolds: *innerFolds, Grid: gps, ChooseClassifier: *choose})
+		rep, err := evaluate.RunNested(ds, proto, nopts)
 		var ge *evaluate.GridError
 		if errors.As(err, &ge) {
 			return usageError{err} // a --grid value or combination the method refuses
@@ -141,13 +148,18 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		mins := make([]evaluate.Result, len(rep.Results))
+		for i, r := range rep.Results {
+			mins[i] = r.MinOverDims
+		}
+		noteUnreachedDims(e, proto.Dims, mins)
 		return evaluate.WriteNested(e.stdout, rep, *format)
 	}
 	rep, err := evaluate.Run(ds, proto)
 	if err != nil {
 		return err
 	}
-	noteUnreachedDims(e, proto.Dims, rep)
+	noteUnreachedDims(e, proto.Dims, rep.Results)
 	if err := evaluate.Write(e.stdout, rep, *format); err != nil {
 		return err
 	}
@@ -163,13 +175,14 @@ func runEval(e *env, args []string) error {
 
 // noteUnreachedDims says on stderr which dimensions of --dims a method
 // does not reach (3 for LDA on three classes): its dims column shows them
-// missing, which is easy to miss.
-func noteUnreachedDims(e *env, want []int, rep *evaluate.Report) {
+// missing, which is easy to miss. A method that reaches none of them is
+// evaluated at its largest dimension instead (evaluate.Protocol.Dims).
+func noteUnreachedDims(e *env, want []int, results []evaluate.Result) {
 	if len(want) == 0 {
 		return
 	}
 	seen := map[string]bool{}
-	for _, r := range rep.Results {
+	for _, r := range results {
 		if seen[r.Method] {
 			continue
 		}
@@ -180,7 +193,10 @@ func noteUnreachedDims(e *env, want []int, rep *evaluate.Report) {
 				missing = append(missing, strconv.Itoa(k))
 			}
 		}
-		if len(missing) > 0 {
+		switch {
+		case len(missing) == len(want) && len(r.Dims) == 1:
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives %d); evaluated at %d instead\n", r.Method, strings.Join(missing, ","), r.Dims[0], r.Dims[0])
+		case len(missing) > 0:
 			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", r.Method, strings.Join(missing, ","))
 		}
 	}

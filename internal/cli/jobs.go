@@ -154,7 +154,7 @@ func availableMemory() int64 {
 // CPU), at most the number of fits, and no more than the estimated
 // memory of the largest fit allows in 80 % of the available memory
 // (never fewer than one: a warning says when even one may not fit).
-func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p *evaluate.Protocol, kvs []map[string]string) (int, error) {
+func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p *evaluate.Protocol, kvs []map[string]string, perSplit int) (int, error) {
 	n, d := ds.Dims()
 	train := n
 	if p.PerClass > 0 {
@@ -174,7 +174,7 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 		}
 		worst = max(worst, fitMemory(info, kvs[i], train, d, slices.Max(append([]int{p.MaxDims}, p.Dims...))))
 	}
-	fits := max(p.Repeats, 1) * len(p.Methods)
+	fits := max(p.Repeats, 1) * perSplit
 	if p.PerClass == 0 {
 		k := p.Folds
 		if k == 0 {
@@ -229,6 +229,9 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 }
 
 func gib(b int64) string {
+	if b < 1<<20 {
+		return "1 MB" // "about 0 MB" read as a failed estimate
+	}
 	if b < 1<<30 {
 		return fmt.Sprintf("%.0f MB", float64(b)/(1<<20))
 	}

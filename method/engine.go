@@ -106,6 +106,21 @@ func (s KernelSpace) Space(k kernel.Kernel) (embed.Space, error) {
 	return nil, fmt.Errorf("space %q; allowed: %s, %s, %s", s.Kind, SpaceExact, SpaceNystrom, SpacePrecomputed)
 }
 
+// preparePCA applies a kernel method's optional PCA pre-step (keep, as
+// preStep) to x and prepares the kernel space on its output: the pre-step
+// model (nil: none), the rows the kernel sees and the prepared space.
+func (s KernelSpace) preparePCA(ctx context.Context, name string, k kernel.Kernel, x *mat.Dense, keep float64) (embed.Model, *mat.Dense, *embed.Prepared, error) {
+	pre, z, err := preStep(name, x, keep, false)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	prep, err := s.prepare(ctx, name, k, z)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return pre, z, prep, nil
+}
+
 // prepare builds the kernel space of k on the rows z once: every problem
 // of the fit (and the scale of relative regularisers, the geometry of
 // graphs built in feature space) comes from it, so the Gram matrix is

@@ -127,11 +127,7 @@ func (m KNDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	pre, z, err := preStep("knda", x, m.PCA, false)
-	if err != nil {
-		return nil, err
-	}
-	prep, err := m.Space.prepare(m.ctx(), "knda", m.Kernel, z)
+	pre, _, prep, err := m.Space.preparePCA(m.ctx(), "knda", m.Kernel, x, m.PCA)
 	if err != nil {
 		return nil, err
 	}

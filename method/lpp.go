@@ -349,11 +349,7 @@ func (m SKLPP) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 }
 
 func kernelLPP(name string, m KLPP, x *mat.Dense, y []int, sup graph.Supervision, dims int) (Model, error) {
-	pre, z, err := preStep(name, x, m.PCA, false)
-	if err != nil {
-		return nil, err
-	}
-	prep, err := m.Space.prepare(m.ctx(), name, m.Kernel, z)
+	pre, z, prep, err := m.Space.preparePCA(m.ctx(), name, m.Kernel, x, m.PCA)
 	if err != nil {
 		return nil, err
 	}

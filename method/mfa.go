@@ -130,11 +130,7 @@ func (m KMFA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	pre, z, err := preStep("kmfa", x, m.PCA, false)
-	if err != nil {
-		return nil, err
-	}
-	prep, err := m.Space.prepare(m.ctx(), "kmfa", m.Kernel, z)
+	pre, z, prep, err := m.Space.preparePCA(m.ctx(), "kmfa", m.Kernel, x, m.PCA)
 	if err != nil {
 		return nil, err
 	}

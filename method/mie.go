@@ -627,11 +627,7 @@ func (m KernelVariational) fit(name string, ber, iterate bool, p EMParams, x *ma
 	if err != nil {
 		return nil, err
 	}
-	pre, z, err := preStep(name, x, m.PCA, false)
-	if err != nil {
-		return nil, err
-	}
-	kprep, err := m.Space.prepare(m.ctx(), name, m.Kernel, z)
+	pre, z, kprep, err := m.Space.preparePCA(m.ctx(), name, m.Kernel, x, m.PCA)
 	if err != nil {
 		return nil, err
 	}

@@ -103,6 +103,9 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 		if _, err := nystromSpace(cfg.Method, cfg.Params); err != nil {
 			return nil, err
 		}
+		if cfg.Stats != "" {
+			return nil, fmt.Errorf("statistics file %s: the statistics of a Nyström fit (%s) are of its landmarks' features, which cannot be fitted again without the landmarks; Stats is for the linear methods (%s)", cfg.Stats, cfg.Method, strings.Join(StatsMethods(), ", "))
+		}
 	} else if _, err := statsFitter(cfg.Method, cfg.Params); err != nil {
 		return nil, err
 	}
@@ -110,14 +113,28 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
+	inputs := inputFiles(shards)
+	for _, o := range []struct{ what, path string }{{"model file", cfg.Model}, {"statistics file", cfg.Stats}, {"dead-letter file", cfg.DeadLetter}} {
+		if err := checkOutput(o.what, o.path, inputs); err != nil {
+			return nil, err
+		}
+	}
+	names, err := cfg.Columns(ctx, shards)
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.checkSupervision(m, shards); err != nil {
+		return nil, err
+	}
+	fit := cfg.fitFn(names)
 	p, s := beam.NewPipelineWithRoot()
 	col := beam.CreateList(s, shards)
 	if nystrom {
-		nystromFit(s, col, cfg)
+		nystromFit(s, col, cfg, fit)
 	} else {
 		partials, bad := ShardStats(s.Scope("stats"), col, cfg.Input, cfg.DeadLetter != "")
 		merged := beam.Combine(s.Scope("merge"), &MomentsFn{}, partials)
-		beam.ParDo0(s.Scope("fit"), cfg.fitFn(), merged)
+		beam.ParDo0(s.Scope("fit"), fit, merged)
 		if cfg.DeadLetter != "" {
 			writeDeadLetter(s.Scope("deadletter"), bad, cfg.DeadLetter)
 		}
@@ -125,16 +142,116 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 	return p, nil
 }
 
-func (cfg FitConfig) fitFn() *fitFn {
-	return &fitFn{Method: cfg.Method, Params: cfg.Params, Dims: cfg.Dims, Model: cfg.Model, Stats: cfg.Stats, Classes: cfg.Options.Classes}
+// fitFn returns the last step of the fit, which writes a model file with
+// the shards' feature names (Input.Columns).
+func (cfg FitConfig) fitFn(names []string) *fitFn {
+	return &fitFn{Method: cfg.Method, Params: cfg.Params, Dims: cfg.Dims, Model: cfg.Model, Stats: cfg.Stats, Classes: cfg.Options.Classes, Features: names}
+}
+
+// FitStatsFile fits cfg's method from a statistics file written by an
+// earlier fit (FitConfig.Stats, dimred-beam fit --stats) and writes the
+// model to cfg.Model, without reading any shard and without a pipeline:
+// other methods or dimensions of the same rows. The statistics hold no
+// feature names, so neither does the model. cfg.Input and cfg.Stats are
+// not used.
+func FitStatsFile(ctx context.Context, cfg FitConfig, statsPath string) error {
+	if cfg.Dims < 0 {
+		return fmt.Errorf("dims %d; want ≥ 0 (0: all)", cfg.Dims)
+	}
+	if cfg.Model == "" {
+		return errors.New("no model path given")
+	}
+	if m, err := method.New(cfg.Method, cfg.Params); err == nil && method.HasNystromStats(m) {
+		return fmt.Errorf("statistics file %s: %s with space=nystrom fits from its landmarks' features, not from the rows' statistics a statistics file holds; fit it from the shards", statsPath, cfg.Method)
+	}
+	if _, err := statsFitter(cfg.Method, cfg.Params); err != nil {
+		return err
+	}
+	in := map[string]string{canonical(statsPath): "statistics file " + statsPath}
+	if err := checkOutput("model file", cfg.Model, in); err != nil {
+		return err
+	}
+	b, err := readAll(ctx, statsPath)
+	if err != nil {
+		return fmt.Errorf("statistics file %s: %w", statsPath, err)
+	}
+	f := cfg.fitFn(nil)
+	f.Stats = ""
+	if err := f.ProcessElement(ctx, b); err != nil {
+		return fmt.Errorf("statistics file %s: %w", statsPath, err)
+	}
+	return nil
+}
+
+// checkSupervision refuses, before anything runs, a supervised method
+// (method.Info.Supervision) on shards that carry no labels: .npy shards
+// without Input.Labels, or Options.NoLabels. Their rows would all be
+// unlabelled and the fit would fail only after reading every shard, with
+// "0 classes present".
+func (cfg FitConfig) checkSupervision(m method.Method, shards []Shard) error {
+	info, err := method.Lookup(cfg.Method)
+	if err != nil || info.Supervision != "supervised" {
+		return err
+	}
+	if cfg.Options.NoLabels {
+		return fmt.Errorf("%s is supervised and the shards are read without labels (Options.NoLabels, --no-labels)", cfg.Method)
+	}
+	if cfg.Labels == "" && len(shards) > 0 { // one format (Columns)
+		if f, _ := data.FormatOf(shards[0].Path, cfg.Options.Format); f == data.FormatNPY {
+			return fmt.Errorf("%s is supervised and the .npy shards hold only features: give their labels files (Input.Labels, --shard-labels)", cfg.Method)
+		}
+	}
+	return nil
 }
 
 // Run runs a pipeline on the runner chosen by Beam's --runner flag (the
 // in-process Prism runner by default), with the other pipeline options
 // of Beam's flags.
 func Run(ctx context.Context, p *beam.Pipeline) error {
-	_, err := beamx.RunWithMetrics(ctx, p)
+	_, err := RunCounts(ctx, p)
 	return err
+}
+
+// Counts are what a pipeline of this package read, from the runner's
+// metrics: the rows fitted or transformed, of them the unlabelled ones
+// (fits only), and the malformed rows sent to the dead-letter file.
+// Known is false when the runner reports no metrics.
+type Counts struct {
+	Rows, Unlabelled, Bad int64
+	Known                 bool
+}
+
+// The counters behind Counts, incremented once per pipeline (fit: from
+// the merged statistics) or once per shard (transform), never per pass
+// over the shards.
+var (
+	rowsCounter       = beam.NewCounter("dimred", "rows")
+	unlabelledCounter = beam.NewCounter("dimred", "unlabelled")
+	badCounter        = beam.NewCounter("dimred", "bad_rows")
+)
+
+// RunCounts is Run, and returns what the pipeline read.
+func RunCounts(ctx context.Context, p *beam.Pipeline) (Counts, error) {
+	res, err := beamx.RunWithMetrics(ctx, p)
+	if err != nil || res == nil {
+		return Counts{}, err
+	}
+	var c Counts
+	for _, r := range res.Metrics().AllMetrics().Counters() {
+		if r.Namespace() != "dimred" {
+			continue
+		}
+		c.Known = true
+		switch r.Name() {
+		case "rows":
+			c.Rows += r.Result()
+		case "unlabelled":
+			c.Unlabelled += r.Result()
+		case "bad_rows":
+			c.Bad += r.Result()
+		}
+	}
+	return c, nil
 }
 
 // ShardStats reduces every shard of col to the Partial of its statistics.
@@ -199,6 +316,8 @@ type fitFn struct {
 	Model   string
 	Stats   string
 	Classes []string
+	// Features are the feature names of the shards (nil: none).
+	Features []string
 }
 
 func (f *fitFn) ProcessElement(ctx context.Context, b []byte) error {
@@ -226,6 +345,8 @@ func (f *fitFn) statistics(ctx context.Context, b []byte) (*stats.Moments, error
 	if m.N() == 0 {
 		return nil, errors.New("fit: no rows in the shards (every row malformed?)")
 	}
+	rowsCounter.Inc(ctx, int64(m.N()))
+	unlabelledCounter.Inc(ctx, int64(m.N()-m.LabeledN()))
 	if f.Stats != "" {
 		if err := writeFile(ctx, f.Stats, b); err != nil {
 			return nil, err
@@ -237,7 +358,7 @@ func (f *fitFn) statistics(ctx context.Context, b []byte) (*stats.Moments, error
 // save writes the model file.
 func (f *fitFn) save(ctx context.Context, fitted *method.Fitted) error {
 	var buf bytes.Buffer
-	meta := method.File{Method: f.Method, Params: f.Params, ClassNames: f.Classes}
+	meta := method.File{Method: f.Method, Params: f.Params, ClassNames: f.Classes, FeatureNames: f.Features}
 	if err := method.Save(&buf, meta, fitted); err != nil {
 		return err
 	}
@@ -266,6 +387,7 @@ func (f *deadLetterFn) ProcessElement(ctx context.Context, _ []byte, bad func(*B
 		}
 		return rows[a].Line < rows[b].Line
 	})
+	badCounter.Inc(ctx, int64(len(rows)))
 	var buf bytes.Buffer
 	for _, r := range rows {
 		buf.WriteString(strings.ReplaceAll(r.Err, "\n", " "))

@@ -109,7 +109,7 @@ func decodeFeatureMap(b []byte) (FeatureMap, error) {
 }
 
 // nystromFit adds the passes of a Nyström fit of cfg over the shards col.
-func nystromFit(s beam.Scope, col beam.PCollection, cfg FitConfig) {
+func nystromFit(s beam.Scope, col beam.PCollection, cfg FitConfig, fit *fitFn) {
 	in := cfg.Input
 	counts := beam.ParDo(s.Scope("count"), &countFn{Options: in.Options, Chunk: in.chunk()}, col)
 	imp := beam.Impulse(s)
@@ -118,7 +118,7 @@ func nystromFit(s beam.Scope, col beam.PCollection, cfg FitConfig) {
 	fmap := beam.ParDo(s.Scope("map"), &mapFn{Method: cfg.Method, Params: cfg.Params}, imp, beam.SideInput{Input: rows})
 	partials, bad := beam.ParDo2(s.Scope("stats"), &featureStatsFn{Options: in.Options, Chunk: in.chunk(), DeadLetter: cfg.DeadLetter != ""}, col, beam.SideInput{Input: fmap})
 	merged := beam.Combine(s.Scope("merge"), &MomentsFn{}, partials)
-	beam.ParDo0(s.Scope("fit"), &nystromFitFn{Fit: cfg.fitFn()}, merged, beam.SideInput{Input: fmap})
+	beam.ParDo0(s.Scope("fit"), &nystromFitFn{Fit: fit}, merged, beam.SideInput{Input: fmap})
 	if cfg.DeadLetter != "" {
 		writeDeadLetter(s.Scope("deadletter"), bad, cfg.DeadLetter)
 	}

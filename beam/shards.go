@@ -8,8 +8,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // file paths without a scheme
@@ -117,23 +119,145 @@ func (in Input) Match(ctx context.Context) ([]Shard, error) {
 	return shards, nil
 }
 
+// Columns checks the shards before a pipeline reads them: every shard
+// has the same format (Options.Format, else the extension: a .npy shard
+// among CSV shards would be read without labels), and every CSV or TSV
+// shard has the same header (the feature names, in the same order: their
+// rows are added up by position, so a shard whose columns were reordered
+// would give a wrong model without a word). It returns the feature names
+// (nil for LIBSVM and .npy shards, which have none), which the model file
+// keeps and a transform checks. Only the headers are read.
+func (in Input) Columns(ctx context.Context, shards []Shard) ([]string, error) {
+	var format, first string
+	for _, sh := range shards {
+		f, err := data.FormatOf(sh.Path, in.Options.Format)
+		if err != nil {
+			return nil, fmt.Errorf("shard %s: %w", sh.Path, err)
+		}
+		switch {
+		case format == "":
+			format, first = f, sh.Path
+		case f != format:
+			return nil, fmt.Errorf("shard %s is %s but shard %s is %s; every shard must have the same format", sh.Path, f, first, format)
+		}
+	}
+	if format != data.FormatCSV && format != data.FormatTSV {
+		return nil, nil
+	}
+	heads := make([][]string, len(shards))
+	errs := make([]error, len(shards))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 8) // headers of remote shards read 8 at a time
+	for i, sh := range shards {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			r, err := openRead(ctx, sh.Path)
+			if err != nil {
+				errs[i] = fmt.Errorf("shard %s: %w", sh.Path, err)
+				return
+			}
+			defer r.Close()
+			heads[i], errs[i] = data.ReadHeader(r, sh.Path, in.Options)
+		}()
+	}
+	wg.Wait()
+	for i, sh := range shards {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		if i == 0 || slices.Equal(heads[i], heads[0]) {
+			continue
+		}
+		for j := range min(len(heads[i]), len(heads[0])) {
+			if heads[i][j] != heads[0][j] {
+				return nil, fmt.Errorf("shard %s has column %q where shard %s has %q (feature %d): every shard must have the same columns in the same order", sh.Path, heads[i][j], shards[0].Path, heads[0][j], j+1)
+			}
+		}
+		return nil, fmt.Errorf("shard %s has %d features, shard %s has %d: every shard must have the same columns", sh.Path, len(heads[i]), shards[0].Path, len(heads[0]))
+	}
+	if data.GeneratedNames(heads[0]) {
+		return nil, nil
+	}
+	return heads[0], nil
+}
+
+// canonical returns a path in a form that is the same for every name of
+// one local file (absolute, symbolic links resolved, also those of the
+// directory of a file that does not exist yet); other file systems'
+// paths (scheme://...) as they are.
+func canonical(p string) string {
+	if strings.Contains(p, "://") {
+		return p
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		return r
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(dir, filepath.Base(abs))
+	}
+	return abs
+}
+
+// inputFiles returns the canonical paths of the shards and their labels
+// files, each with what it is, for checkOutput.
+func inputFiles(shards []Shard) map[string]string {
+	inputs := make(map[string]string, len(shards))
+	for _, sh := range shards {
+		inputs[canonical(sh.Path)] = "shard " + sh.Path
+		if sh.Labels != "" {
+			inputs[canonical(sh.Labels)] = "labels file " + sh.Labels
+		}
+	}
+	return inputs
+}
+
+// checkOutput checks, before anything runs, an output file p (what names
+// it; "" passes): not one of inputs (checked for every file system), and
+// on the local file system not a directory and in a directory that
+// exists. The pipeline would otherwise destroy an input, or fail only
+// after reading every shard, naming a temporary file.
+func checkOutput(what, p string, inputs map[string]string) error {
+	if p == "" {
+		return nil
+	}
+	if in, ok := inputs[canonical(p)]; ok {
+		return fmt.Errorf("%s %s is the %s: writing it would destroy what is read; choose another output", what, p, in)
+	}
+	if strings.Contains(p, "://") {
+		return nil
+	}
+	if st, err := os.Stat(p); err == nil && st.IsDir() {
+		return fmt.Errorf("%s %s is a directory; give a file name", what, p)
+	}
+	if dir := filepath.Dir(p); dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return fmt.Errorf("%s %s: directory %s does not exist", what, p, dir)
+		}
+	}
+	return nil
+}
+
 // checkLabels checks, before anything runs, that labels files may go with
 // the shards paths: .npy shards (by Options.Format or the extension),
 // labels not turned off, no single labels file.
 func (in Input) checkLabels(paths []string) error {
 	switch {
 	case in.Options.NoLabels:
-		return fmt.Errorf("input: labels files %s given with Options.NoLabels", in.Labels)
+		return fmt.Errorf("input: labels files %s given with Options.NoLabels (--no-labels): one or the other", in.Labels)
 	case in.Options.LabelsFile != "":
 		return fmt.Errorf("input: labels files %s given with Options.LabelsFile %s; the shards' labels come from one or the other", in.Labels, in.Options.LabelsFile)
 	}
 	for _, p := range paths {
-		f := strings.ToLower(in.Options.Format)
-		if f == "" {
-			var err error
-			if f, err = data.DetectFormat(p); err != nil {
-				return fmt.Errorf("input: labels files %s go with .npy shards: %w", in.Labels, err)
-			}
+		f, err := data.FormatOf(p, in.Options.Format)
+		if err != nil {
+			return fmt.Errorf("input: labels files %s go with .npy shards: %w", in.Labels, err)
 		}
 		if f != data.FormatNPY {
 			return fmt.Errorf("input: labels files %s go with .npy shards; shard %s is %s, whose rows hold their labels", in.Labels, p, f)

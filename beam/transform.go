@@ -3,6 +3,7 @@ package dimredbeam
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,49 @@ type TransformConfig struct {
 	// DeadLetter: as in FitConfig (malformed rows are left out of the
 	// outputs and written there).
 	DeadLetter string
+	// IgnoreNames takes the shards' columns by position without checking
+	// their header against the model's feature names (which a column
+	// order other than the fit's fails, method.Pipeline.CheckFeatureNames).
+	IgnoreNames bool
+}
+
+// Stale returns the files of the local output directory that look like
+// output shards (the extension of Format; for npy also the labels files)
+// but that this transform does not write: left there by an earlier run
+// on other shards, a glob over the directory would read them with the
+// new output. Output directories on other file systems are not listed.
+func (cfg TransformConfig) Stale(ctx context.Context) ([]string, error) {
+	if strings.Contains(cfg.Output, "://") {
+		return nil, nil
+	}
+	shards, err := cfg.Match(ctx)
+	if err != nil {
+		return nil, err
+	}
+	writes := map[string]bool{}
+	for _, sh := range shards {
+		out := path.Base(cfg.outputPath(sh))
+		writes[out] = true
+		writes[path.Base(LabelsName(out))] = true
+	}
+	entries, err := os.ReadDir(cfg.Output)
+	if err != nil {
+		return nil, err
+	}
+	ext := "." + cmp.Or(cfg.Format, "csv")
+	var stale []string
+	for _, e := range entries {
+		n := e.Name()
+		if !e.IsDir() && !writes[n] && (strings.HasSuffix(n, ext) || (ext == ".npy" && strings.HasSuffix(n, ".labels.txt"))) {
+			stale = append(stale, n)
+		}
+	}
+	return stale, nil
+}
+
+// outputPath is the path of the output shard of sh.
+func (cfg TransformConfig) outputPath(sh Shard) string {
+	return strings.TrimSuffix(cfg.Output, "/") + "/" + outputName(sh.Path, cfg.Format)
 }
 
 // OutputName returns the name of the CSV output shard of the input shard
@@ -96,6 +140,32 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 			return nil, fmt.Errorf("shards %s and %s would both write %s; give the shards distinct base names", other, sh.Path, name)
 		}
 		seen[name] = sh.Path
+	}
+	inputs := inputFiles(shards)
+	inputs[canonical(cfg.Model)] = "model file " + cfg.Model
+	if err := checkOutput("dead-letter file", cfg.DeadLetter, inputs); err != nil {
+		return nil, err
+	}
+	for _, sh := range shards {
+		out := cfg.outputPath(sh)
+		outs := []string{out}
+		if cfg.Format == "npy" {
+			outs = append(outs, LabelsName(out))
+		}
+		for _, o := range outs {
+			if in, ok := inputs[canonical(o)]; ok {
+				return nil, fmt.Errorf("output %s (of shard %s) is the %s: writing it would destroy what is read; choose another output directory", o, sh.Path, in)
+			}
+		}
+	}
+	names, err := cfg.Columns(ctx, shards)
+	if err != nil {
+		return nil, err
+	}
+	if !cfg.IgnoreNames {
+		if err := lm.pipe.CheckFeatureNames(names); err != nil {
+			return nil, fmt.Errorf("shards %s, model %s: %w; reorder the columns, or ignore the names (IgnoreNames, --ignore-names)", cfg.Glob, cfg.Model, err)
+		}
 	}
 	p, s := beam.NewPipelineWithRoot()
 	fn := &transformFn{Options: cfg.Options, Chunk: cfg.chunk(), Model: cfg.Model, Output: cfg.Output, Format: cfg.Format, Dims: cfg.Dims, DeadLetter: cfg.DeadLetter != ""}
@@ -161,7 +231,7 @@ func (f *transformFn) Setup(ctx context.Context) error {
 }
 
 func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows func(int), emitBad func(BadRow)) error {
-	out := strings.TrimSuffix(f.Output, "/") + "/" + outputName(sh.Path, f.Format)
+	out := TransformConfig{Output: f.Output, Format: f.Format}.outputPath(sh)
 	var rows int
 	var err error
 	if f.Format == "npy" {
@@ -172,6 +242,7 @@ func (f *transformFn) ProcessElement(ctx context.Context, sh Shard, emitRows fun
 	if err != nil {
 		return fmt.Errorf("%s → %s: %w", sh.Path, out, err)
 	}
+	rowsCounter.Inc(ctx, int64(rows))
 	emitRows(rows)
 	return nil
 }
@@ -305,12 +376,6 @@ func init() {
 // isLIBSVM reports whether the shard at path is read as LIBSVM (format,
 // else its extension).
 func isLIBSVM(path, format string) bool {
-	if format == "" {
-		format, _ = data.DetectFormat(path)
-	}
-	switch strings.ToLower(format) {
-	case data.FormatLIBSVM, "svm", "svmlight":
-		return true
-	}
-	return false
+	f, _ := data.FormatOf(path, format)
+	return f == data.FormatLIBSVM
 }

@@ -171,6 +171,20 @@ var formatByExt = map[string]string{
 
 // normalizeFormat maps the names accepted by Options.Format to one of the
 // Format* constants.
+// FormatOf returns the format of the input at path: format (Options.Format,
+// any spelling Load takes: "svm" is FormatLIBSVM) when it is set, else
+// the one its extension names (DetectFormat).
+func FormatOf(path, format string) (string, error) {
+	if format == "" {
+		return DetectFormat(path)
+	}
+	f, ok := normalizeFormat(format)
+	if !ok {
+		return "", fmt.Errorf("%s: unknown format %q; want csv, tsv, libsvm, arff, npy, npz or mat", path, format)
+	}
+	return f, nil
+}
+
 func normalizeFormat(f string) (string, bool) {
 	switch strings.ToLower(f) {
 	case "csv":
@@ -280,19 +294,9 @@ func decode(b []byte, path, format string, opt Options) (*Dataset, error) {
 // from the extension) and opt checked for that format, with the tab
 // delimiter of the tsv format filled in. Load and Scan share it.
 func resolveFormat(path string, opt Options) (string, Options, error) {
-	format := opt.Format
-	if format != "" {
-		f, ok := normalizeFormat(format)
-		if !ok {
-			return "", opt, fmt.Errorf("%s: unknown format %q; want csv, tsv, libsvm, arff, npy, npz or mat", path, format)
-		}
-		format = f
-	} else {
-		f, err := DetectFormat(path)
-		if err != nil {
-			return "", opt, err
-		}
-		format = f
+	format, err := FormatOf(path, opt.Format)
+	if err != nil {
+		return "", opt, err
 	}
 	if opt.LabelsFile != "" && format != FormatNPY {
 		return "", opt, fmt.Errorf("%s: --labels (Options.LabelsFile) %s is only used with .npy data, not %s", path, opt.LabelsFile, format)

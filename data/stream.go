@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -174,19 +175,32 @@ func (s *scanner) readScanLabels(l *scanLabels, n int) ([]int, error) {
 // header: what a streaming consumer checks the columns against before
 // the first chunk. LIBSVM files have no names (nil).
 func ScanHeader(path string, opt Options) ([]string, error) {
-	format, opt, err := resolveFormat(path, opt)
+	if _, _, err := resolveFormat(path, opt); err != nil {
+		return nil, err
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer in.Close()
+	return ReadHeader(in, path, opt)
+}
+
+// ReadHeader is ScanHeader for an input read from r (named name, whose
+// extension or opt.Format gives its format; decompressed as ScanReader
+// decompresses): the shards of a pipeline on any file system.
+func ReadHeader(r io.Reader, name string, opt Options) ([]string, error) {
+	format, opt, err := resolveFormat(name, opt)
 	if err != nil {
 		return nil, err
 	}
 	if format != FormatCSV && format != FormatTSV {
 		return nil, nil
 	}
-	in, err := openInput(path)
-	if err != nil {
+	if r, err = decompressed(r, name); err != nil {
 		return nil, err
 	}
-	defer in.Close()
-	rows, err := newCSVRows(in, path, opt)
+	rows, err := newCSVRows(r, name, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -203,7 +217,7 @@ func scanFormat(name string, opt Options, chunkRows int, fn func(x *mat.Dense, y
 	switch format {
 	case FormatCSV, FormatTSV, FormatLIBSVM, FormatNPY:
 	default:
-		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV, LIBSVM and NumPy .npy files; %s files are not streamed: read it whole (without --stream on the command line; data.Load in Go)", name, strings.ToUpper(format))
+		return "", opt, fmt.Errorf("%s: Scan streams CSV, TSV, LIBSVM and NumPy .npy files; %s files are not streamed: read it whole (dimred without --stream; data.Load in Go), or convert it (dimred convert -i FILE -o FILE.csv)", name, strings.ToUpper(format))
 	}
 	if chunkRows < 1 {
 		return "", opt, fmt.Errorf("%s: Scan chunk size is %d rows; want at least 1", name, chunkRows)
@@ -255,10 +269,10 @@ func (s *scanner) label(t string) (int, string) {
 	}
 	c, err := strconv.Atoi(t)
 	if err != nil || c < 0 {
-		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes, or on the command line read the file without --stream, or give --no-labels", t)
+		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes (dimred-beam --classes), or read the file without --stream (dimred), or give --no-labels", t)
 	}
 	if s.opt.MaxClasses > 0 && c >= s.opt.MaxClasses {
-		return 0, fmt.Sprintf("label %q is past the %d classes this scan takes (Options.MaxClasses): integer labels are class indices, and per-class statistics of that many classes would not fit in memory; name the classes with Options.Classes, or on the command line read the file without --stream (which numbers the classes it sees)", t, s.opt.MaxClasses)
+		return 0, fmt.Sprintf("label %q is past the %d classes this scan takes (Options.MaxClasses): integer labels are class indices, and per-class statistics of that many classes would not fit in memory; name the classes with Options.Classes (dimred-beam --classes), or read the file without --stream (dimred numbers the classes it sees)", t, s.opt.MaxClasses)
 	}
 	return c, ""
 }

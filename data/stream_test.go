@@ -342,7 +342,7 @@ func TestScanErrors(t *testing.T) {
 
 	for _, name := range []string{"d.arff", "d.npz", "d.mat.gz"} {
 		err := Scan(filepath.Join(dir, name), Options{}, 10, noop)
-		wantErr(t, name, err, name, "not streamed", "without --stream on the command line; data.Load in Go")
+		wantErr(t, name, err, name, "not streamed", "dimred without --stream; data.Load in Go", "dimred convert")
 	}
 	err = Scan(csv, Options{Format: "arff"}, 10, noop)
 	wantErr(t, "arff format", err, "ARFF files are not streamed")

@@ -6,10 +6,12 @@
 // Usage:
 //
 //	dimred-beam fit -i GLOB -m METHOD [-k K] [-p key=value ...] -o MODEL [--stats FILE] [--dead-letter FILE] [data flags] [Beam flags]
+//	dimred-beam fit --from-stats FILE -m METHOD [-k K] [-p key=value ...] -o MODEL
 //	dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--format-out csv|npy] [--dead-letter FILE] [data flags] [Beam flags]
 //	dimred-beam methods
 //
-// The Beam flags are the SDK's pipeline options: --runner (prism, the
+// --log sets the runner's log (none by default); -h lists dimred's flags
+// and --help-beam Beam's. The Beam flags are the SDK's pipeline options: --runner (prism, the
 // default; universal for Flink and Spark job servers; dataflow), --endpoint,
 // --environment_type, --environment_config, --job_name, ... and the
 // runner-specific ones; they are passed to Beam as they are.
@@ -21,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -35,6 +38,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 2 && (os.Args[1] == "-h" || os.Args[1] == "--help" || os.Args[1] == "-help") {
+		fmt.Fprint(os.Stdout, usage)
+		return
+	}
 	if len(os.Args) < 2 || strings.HasPrefix(os.Args[1], "-") {
 		// No command: Beam starts this binary with its flags alone as a
 		// worker of a portable runner (beam.Init then runs the worker and
@@ -61,21 +68,46 @@ func main() {
 	cleanup()
 	var ue usageError
 	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return
 	case errors.As(err, &ue):
 		fmt.Fprintf(os.Stderr, "dimred-beam: %v\n", err)
 		os.Exit(2)
 	case err != nil:
-		fmt.Fprintf(os.Stderr, "dimred-beam: %v\n", err)
+		fmt.Fprintf(os.Stderr, "dimred-beam: %s\n", runnerError(err))
 		os.Exit(1)
 	}
 }
 
 const usage = `usage:
   dimred-beam fit -i GLOB -m METHOD [-k K] [-p key=value ...] -o MODEL [--stats FILE] [--dead-letter FILE] [data flags] [Beam flags]
+  dimred-beam fit --from-stats FILE -m METHOD [-k K] [-p key=value ...] -o MODEL
   dimred-beam transform -i GLOB --model MODEL -o DIR [-k K] [--format-out csv|npy] [--dead-letter FILE] [data flags] [Beam flags]
   dimred-beam methods
 Run 'dimred-beam fit -h' for the flags; Beam's pipeline options (--runner, --endpoint, ...) are passed through.
 `
+
+// logLevels are the values of --log; none is above every level the SDK
+// and Prism log at (their errors are returned by the run as well).
+var logLevels = map[string]slog.Level{"none": slog.LevelError + 100, "error": slog.LevelError, "warn": slog.LevelWarn, "info": slog.LevelInfo, "debug": slog.LevelDebug}
+
+// logLevel is the level of --log; logGiven says whether it was given.
+var (
+	logLevel = logLevels["none"]
+	logGiven bool
+)
+
+// runnerError returns the message of a failed run: without --log, only
+// the cause at the end of the runner's report (a DoFn's own error, after
+// the stage's plan), which is what the user can act on.
+func runnerError(err error) string {
+	msg := err.Error()
+	const failed = " failed:\n"
+	if i := strings.LastIndex(msg, failed); i >= 0 && !logGiven && strings.Contains(msg, "caused by:") {
+		return "the pipeline failed: " + strings.TrimSpace(msg[i+len(failed):]) + " (--log error prints the runner's report)"
+	}
+	return msg
+}
 
 type usageError struct{ error }
 
@@ -88,10 +120,10 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 
 // inputFlags are the flags of the sharded input.
 type inputFlags struct {
-	glob, labels, format, labelCol, sep, classes string
-	noLabels, noHeader                           bool
-	features, chunk                              int
-	deadLetter                                   string
+	glob, labels, format, labelCol, sep, classes, drop, missing string
+	noLabels, noHeader, zeroBased                               bool
+	features, chunk                                             int
+	deadLetter                                                  string
 }
 
 func addInputFlags(fs *flag.FlagSet) *inputFlags {
@@ -105,6 +137,9 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	fs.BoolVar(&f.noLabels, "no-labels", false, "the data has no labels")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV shards have no header row")
 	fs.IntVar(&f.features, "features", 0, "LIBSVM dimension (needed when a shard's first chunk lacks the last features)")
+	fs.BoolVar(&f.zeroBased, "zero-based", false, "LIBSVM: indices start at 0 (scikit-learn's default)")
+	fs.StringVar(&f.drop, "drop", "", "CSV/TSV columns to leave out (identifiers, names), comma-separated names or 1-based indices")
+	fs.StringVar(&f.missing, "missing", "", "CSV/TSV rows with a missing value (empty, ?, NA, N/A, NaN, null): reject (default) or drop")
 	fs.IntVar(&f.chunk, "chunk", dimredbeam.DefaultChunk, "rows read at once per shard")
 	fs.StringVar(&f.deadLetter, "dead-letter", "", "write malformed rows (file:line: rule) to this file and leave them out, instead of failing")
 	return f
@@ -117,9 +152,17 @@ func (f *inputFlags) input() (dimredbeam.Input, error) {
 	if f.chunk < 1 {
 		return dimredbeam.Input{}, usagef("--chunk must be ≥ 1, got %d", f.chunk)
 	}
-	opt := data.Options{Format: f.format, LabelColumn: f.labelCol, NoLabels: f.noLabels, NoHeader: f.noHeader, NumFeatures: f.features}
+	opt := data.Options{Format: f.format, LabelColumn: f.labelCol, NoLabels: f.noLabels, NoHeader: f.noHeader, NumFeatures: f.features, ZeroBased: f.zeroBased, Missing: f.missing}
 	if f.classes != "" {
 		opt.Classes = strings.Split(f.classes, ",")
+	}
+	if f.drop != "" {
+		opt.Drop = strings.Split(f.drop, ",")
+	}
+	switch f.missing {
+	case "", "reject", "drop":
+	default:
+		return dimredbeam.Input{}, usagef("--missing %q: want reject or drop", f.missing)
 	}
 	if f.sep != "" {
 		r := []rune(f.sep)
@@ -132,28 +175,81 @@ func (f *inputFlags) input() (dimredbeam.Input, error) {
 }
 
 // newFlags returns a flag set for the command that also holds Beam's
-// pipeline options (the flags the SDK registers on flag.CommandLine).
-func newFlags(cmd string, stderr io.Writer) *flag.FlagSet {
-	fs := flag.NewFlagSet("dimred-beam "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+// pipeline options (the flags the SDK registers on flag.CommandLine), and
+// its help: dimred's flags, and Beam's named (there are dozens, most for
+// one runner), which --help-beam lists in full.
+func newFlags(cmd string, stdout io.Writer) (fs *flag.FlagSet, help func()) {
+	fs = flag.NewFlagSet("dimred-beam "+cmd, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // parse errors are returned and printed once, by main
+	beamFlags := map[string]bool{}
 	flag.CommandLine.VisitAll(func(f *flag.Flag) {
 		if fs.Lookup(f.Name) == nil {
 			fs.Var(f.Value, f.Name, f.Usage)
+			beamFlags[f.Name] = true
 		}
 	})
-	return fs
+	helpBeam := fs.Bool("help-beam", false, "list Beam's pipeline options")
+	fs.Func("log", "the runner's log on stderr: none (the default: a failure's cause is the last line), error, warn, info or debug", func(v string) error {
+		l, ok := logLevels[v]
+		if !ok {
+			return fmt.Errorf("want none, error, warn, info or debug")
+		}
+		logLevel, logGiven = l, true
+		return nil
+	})
+	fs.Usage = func() {} // flag calls it on every parse error; help is printed by parseFlags
+	help = func() {
+		full := *helpBeam
+		out := flag.NewFlagSet("", flag.ContinueOnError)
+		out.SetOutput(stdout)
+		fs.VisitAll(func(f *flag.Flag) {
+			if beamFlags[f.Name] == full && f.Name != "help-beam" {
+				out.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+		if full {
+			fmt.Fprintf(stdout, "Beam's pipeline options, passed to Beam as they are (see docs/scale-out.md):\n")
+			out.PrintDefaults()
+			return
+		}
+		for _, l := range strings.Split(usage, "\n") {
+			if strings.HasPrefix(l, "  dimred-beam "+cmd+" ") {
+				fmt.Fprintf(stdout, "usage:%s\n", strings.TrimPrefix(l, " "))
+			}
+		}
+		out.PrintDefaults()
+		fmt.Fprintf(stdout, "\nBeam's pipeline options (%d: --runner prism|universal|dataflow, --endpoint, --environment_type, --job_name, ...) are passed to Beam; --help-beam lists them. See docs/scale-out.md.\n", len(beamFlags))
+	}
+	return fs, help
 }
 
 // parseInput parses the flags of a command and returns its input.
-func parseInput(fs *flag.FlagSet, in *inputFlags, args []string) (dimredbeam.Input, error) {
-	if err := fs.Parse(args); err != nil {
-		return dimredbeam.Input{}, usageError{err}
+func parseInput(fs *flag.FlagSet, help func(), in *inputFlags, args []string) (dimredbeam.Input, error) {
+	if err := parseFlags(fs, help, args); err != nil {
+		return dimredbeam.Input{}, err
+	}
+	return in.input()
+}
+
+// parseFlags parses the flags of a command and starts Beam. -h and
+// --help-beam print the help on stdout and return flag.ErrHelp.
+func parseFlags(fs *flag.FlagSet, help func(), args []string) error {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) || (err == nil && fs.Lookup("help-beam").Value.String() == "true") {
+		help()
+		return flag.ErrHelp
+	}
+	if err != nil {
+		return usagef("%v (run '%s -h' for the flags)", err, fs.Name())
 	}
 	if fs.NArg() > 0 {
-		return dimredbeam.Input{}, usagef("unexpected argument %q", fs.Arg(0))
+		return usagef("unexpected argument %q", fs.Arg(0))
 	}
 	beam.Init() // after the flags, as the SDK asks
-	return in.input()
+	// Init set the SDK's logger (Prism's too, in this process) at level
+	// info: the runner's progress and each failure's plan several times.
+	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel})))
+	return nil
 }
 
 func run(cmd string, args []string, stdout, stderr io.Writer) error {
@@ -174,81 +270,154 @@ func run(cmd string, args []string, stdout, stderr io.Writer) error {
 }
 
 func runFit(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fit", stderr)
+	fs, help := newFlags("fit", stdout)
 	in := addInputFlags(fs)
 	name := fs.String("m", "", "method (see 'dimred-beam methods')")
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
 	out := fs.String("o", "", "model file to write")
-	statsPath := fs.String("stats", "", "also write the merged statistics (binary) to this file")
+	statsPath := fs.String("stats", "", "also write the merged statistics (binary) to this file (linear methods), which --from-stats fits again")
+	fromStats := fs.String("from-stats", "", "fit from the statistics file of an earlier fit's --stats instead of shards (no -i): other methods or dimensions of the same rows")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
-	input, err := parseInput(fs, in, args)
-	if err != nil {
+	if err := parseFlags(fs, help, args); err != nil {
 		return err
 	}
 	if *name == "" || *out == "" {
 		return usagef("-m METHOD and -o MODEL are required")
 	}
-	kv := map[string]string{}
-	for _, p := range params {
-		k, v, ok := strings.Cut(p, "=")
-		if !ok {
-			return usagef("-p %q: want key=value", p)
-		}
-		kv[k] = v
+	kv, err := paramMap(params)
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
+	if *fromStats != "" {
+		if in.glob != "" || *statsPath != "" {
+			return usagef("--from-stats fits from the statistics alone: -i and --stats are not taken with it")
+		}
+		cfg := dimredbeam.FitConfig{Method: *name, Params: kv, Dims: *dims, Model: *out}
+		if err := dimredbeam.FitStatsFile(ctx, cfg, *fromStats); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "fitted %s from the statistics in %s%s; model written to %s\n", *name, *fromStats, dimsText(*out), *out)
+		return nil
+	}
+	input, err := in.input()
+	if err != nil {
+		return err
+	}
 	cfg := dimredbeam.FitConfig{Input: input, Method: *name, Params: kv, Dims: *dims, Model: *out, Stats: *statsPath, DeadLetter: in.deadLetter}
 	p, err := dimredbeam.FitPipeline(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	if err := dimredbeam.Run(ctx, p); err != nil {
+	counts, err := dimredbeam.RunCounts(ctx, p)
+	if err != nil {
 		return err
 	}
-	f, err := os.Open(*out)
-	if err == nil { // a local model file: report its dimensions
-		defer f.Close()
-		if _, m, err := method.Load(f, *out); err == nil {
-			unit := "dimensions"
-			if m.Dims() == 1 {
-				unit = "dimension"
-			}
-			fmt.Fprintf(stdout, "fitted %s from statistics of %s → %d %s; model written to %s\n", *name, input.Glob, m.Dims(), unit, *out)
-			return nil
-		}
+	of := input.Glob
+	if counts.Known {
+		of = fmt.Sprintf("%s (%s)", input.Glob, rowsText(counts, *name))
 	}
-	fmt.Fprintf(stdout, "fitted %s from statistics of %s; model written to %s\n", *name, input.Glob, *out)
+	fmt.Fprintf(stdout, "fitted %s from statistics of %s%s; model written to %s\n", *name, of, dimsText(*out), *out)
 	return nil
 }
 
+// paramMap returns the -p flags as a map.
+func paramMap(params []string) (map[string]string, error) {
+	kv := map[string]string{}
+	for _, p := range params {
+		k, v, ok := strings.Cut(p, "=")
+		if !ok {
+			return nil, usagef("-p %q: want key=value", p)
+		}
+		kv[k] = v
+	}
+	return kv, nil
+}
+
+// dimsText returns " → k dimensions" of the model file at path when it is
+// a local file (else "").
+func dimsText(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	_, m, err := method.Load(f, path)
+	if err != nil {
+		return ""
+	}
+	if m.Dims() == 1 {
+		return " → 1 dimension"
+	}
+	return fmt.Sprintf(" → %d dimensions", m.Dims())
+}
+
+// rowsText says how many rows a pipeline read: "178 rows", with the
+// unlabelled ones (left out by a supervised method) unless no row has a
+// label, and the malformed ones sent to the dead-letter file.
+func rowsText(c dimredbeam.Counts, name string) string {
+	s := fmt.Sprintf("%d rows", c.Rows)
+	info, err := method.Lookup(name)
+	supervised := err == nil && info.Supervision == "supervised"
+	if c.Unlabelled > 0 && (c.Unlabelled < c.Rows || supervised) {
+		s += fmt.Sprintf(", of which %d unlabelled", c.Unlabelled)
+		if supervised {
+			s += " and left out"
+		}
+	}
+	if c.Bad > 0 {
+		s += fmt.Sprintf("; %d malformed rows left out, in the dead-letter file", c.Bad)
+	}
+	return s
+}
+
 func runTransform(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("transform", stderr)
+	fs, help := newFlags("transform", stdout)
 	in := addInputFlags(fs)
 	model := fs.String("model", "", "model file (dimred-beam fit or dimred fit)")
 	out := fs.String("o", "", "output directory: one file per input shard")
 	format := fs.String("format-out", "csv", "output format: csv (label column first) or npy (the embedding; labels, if any, in NAME.labels.txt beside it)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
-	input, err := parseInput(fs, in, args)
+	ignoreNames := fs.Bool("ignore-names", false, "take the CSV columns by position, without checking the header against the model's feature names")
+	input, err := parseInput(fs, help, in, args)
 	if err != nil {
 		return err
 	}
 	if *model == "" || *out == "" {
 		return usagef("--model MODEL and -o DIR are required")
 	}
+	ctx := context.Background()
+	cfg := dimredbeam.TransformConfig{Input: input, Model: *model, Output: *out, Format: *format, Dims: *dims, DeadLetter: in.deadLetter, IgnoreNames: *ignoreNames}
+	p, err := dimredbeam.TransformPipeline(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	var stale []string
 	if !strings.Contains(*out, "://") { // a local directory
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			return err
 		}
+		if stale, err = cfg.Stale(ctx); err != nil {
+			return err
+		}
 	}
-	ctx := context.Background()
-	p, err := dimredbeam.TransformPipeline(ctx, dimredbeam.TransformConfig{Input: input, Model: *model, Output: *out, Format: *format, Dims: *dims, DeadLetter: in.deadLetter})
+	counts, err := dimredbeam.RunCounts(ctx, p)
 	if err != nil {
 		return err
 	}
-	if err := dimredbeam.Run(ctx, p); err != nil {
-		return err
+	of := input.Glob
+	if counts.Known {
+		of = fmt.Sprintf("%s (%s)", input.Glob, rowsText(dimredbeam.Counts{Rows: counts.Rows, Bad: counts.Bad}, ""))
 	}
-	fmt.Fprintf(stdout, "transformed %s with %s; output shards written to %s\n", input.Glob, *model, *out)
+	fmt.Fprintf(stdout, "transformed %s with %s; output shards written to %s\n", of, *model, *out)
+	if len(stale) > 0 {
+		more := ""
+		if len(stale) > 5 {
+			more = fmt.Sprintf(" and %d more", len(stale)-5)
+			stale = stale[:5]
+		}
+		fmt.Fprintf(stderr, "dimred-beam transform: %s also holds %s%s, which this run did not write (from an earlier run?)\n", *out, strings.Join(stale, ", "), more)
+	}
 	return nil
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"math"
@@ -160,5 +162,75 @@ func TestNPYShardsCommand(t *testing.T) {
 	err = run("fit", []string{"-i", filepath.Join(dir, "x-*.npy"), "--shard-labels", filepath.Join(dir, "y-0.npy"), "-m", "lda", "-o", model}, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "1 files for the 2 shards") {
 		t.Errorf("one labels file for two shards: %v", err)
+	}
+}
+
+// -h lists dimred's flags on stdout and names Beam's (--help-beam lists
+// them); a bad flag names the help; the fit line counts the rows; a run
+// that fails in a DoFn reports the DoFn's error without the runner's
+// plan; --from-stats fits from --stats' file; a transform names output
+// files of an earlier run it did not write.
+func TestCommandHelpAndReports(t *testing.T) {
+	var out, errb bytes.Buffer
+	if err := run("fit", []string{"-h"}, &out, &errb); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("fit -h: %v", err)
+	}
+	if h := out.String(); !strings.Contains(h, "-from-stats") || !strings.Contains(h, "--help-beam lists them") || strings.Contains(h, "staging_location") {
+		t.Errorf("fit -h: want dimred's flags and Beam's named, not listed:\n%s", h)
+	}
+	out.Reset()
+	if err := run("transform", []string{"--help-beam"}, &out, &errb); !errors.Is(err, flag.ErrHelp) || !strings.Contains(out.String(), "-runner") || strings.Contains(out.String(), "-ignore-names") {
+		t.Errorf("transform --help-beam: %v\n%s", err, out.String())
+	}
+	if err := run("fit", []string{"--bogus"}, &out, &errb); err == nil || !strings.Contains(err.Error(), "run 'dimred-beam fit -h' for the flags") {
+		t.Errorf("fit --bogus: %v", err)
+	}
+
+	src := testdata.Path(t, "data/sklearn/wine.csv")
+	dir := t.TempDir()
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	lines[5] = lines[5][strings.IndexByte(lines[5], ','):] // an unlabelled row
+	for s, part := range [][]string{lines[:90], append([]string{lines[0]}, lines[90:]...)} {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("part-%d.csv", s)), []byte(strings.Join(part, "\n")+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	glob, model, statsPath := filepath.Join(dir, "part-*.csv"), filepath.Join(dir, "lda.json"), filepath.Join(dir, "wine.stats")
+	out.Reset()
+	if err := run("fit", []string{"-i", glob, "-m", "lda", "-o", model, "--stats", statsPath}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fitted lda from statistics of " + glob + " (178 rows, of which 1 unlabelled and left out) → 2 dimensions"; !strings.Contains(out.String(), want) {
+		t.Errorf("fit line %q, want %q", out.String(), want)
+	}
+	err = run("fit", []string{"-i", glob, "-m", "lda", "-k", "5", "-o", model}, &out, &errb)
+	if err == nil || runnerError(err) != "the pipeline failed: lda: 5 dimensions requested, but LDA gives at most C−1 = 2 for 3 classes (--log error prints the runner's report)" {
+		t.Errorf("a DoFn's error: %q", runnerError(err))
+	}
+	out.Reset()
+	if err := run("fit", []string{"--from-stats", statsPath, "-m", "pca", "-k", "3", "-o", filepath.Join(dir, "pca.json")}, &out, &errb); err != nil || !strings.Contains(out.String(), "fitted pca from the statistics in "+statsPath+" → 3 dimensions") {
+		t.Errorf("--from-stats: %v, %q", err, out.String())
+	}
+	if err := run("fit", []string{"--from-stats", statsPath, "-i", glob, "-m", "pca", "-o", filepath.Join(dir, "pca.json")}, &out, &errb); err == nil || !strings.Contains(err.Error(), "-i and --stats are not taken with it") {
+		t.Errorf("--from-stats with -i: %v", err)
+	}
+	zdir := filepath.Join(dir, "z")
+	if err := os.MkdirAll(zdir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(zdir, "part-5.csv"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if err := run("transform", []string{"-i", glob, "--model", model, "-o", zdir}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "transformed "+glob+" (178 rows) with ") || !strings.Contains(errb.String(), zdir+" also holds part-5.csv, which this run did not write") {
+		t.Errorf("transform: stdout %q, stderr %q", out.String(), errb.String())
 	}
 }

@@ -1,6 +1,7 @@
 package reproduce
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -31,86 +32,86 @@ func Experiments() []Experiment {
 	}
 	return []Experiment{
 		// Alone, 2026-11-23/24: II-III 5.5-5.6 min, IV-V 25.9-28.5 min, VII-VIII 15-21 s.
-		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 5.6, 0.3),
-		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 28.5, 1),
-		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 0.4, 0.2),
+		seed000Experiment("seed000-II-III", "II-III", "Tables II (NCC) and III (3-NN): nine methods on 16 UCI/Statlog sets, 10-fold CV, with nested CV beside the minimum over dimensions", seed000Data, true, 5.6, 2.6/60),
+		seed000Experiment("seed000-IV-V", "IV-V", "Tables IV (linear SVM) and V (RBF SVM, C = 100, σ = 1): nine methods on 16 UCI/Statlog sets, 10-fold CV", seed000Data, false, 28.5, 0.12/60),
+		seed000Experiment("seed000-VII-VIII", "VII-VIII", "Tables VII (NCC) and VIII (3-NN): nine methods on ORL and YALE faces (unit-length rows, PCA 99 % before the linear methods), 10-fold CV; Fig. 5 error curves", []string{"faces/orl_32x32.csv.gz", "faces/yale_32x32.csv.gz"}, false, 0.4, 1.4/60),
 		{
 			Name: "seed000-figures", Paper: "seed000",
 			Title: "Figures 1-4: 2-D embeddings of a Swiss roll and of 1 000 MNIST digits by every method",
-			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.4, QuickMinutes: 0.2, // 14-21 s, 2026-11-23/24
+			Data:  []string{"mnist/mnist10k.csv.gz"}, Minutes: 0.4, QuickMinutes: 0.9 / 60, // 14-21 s, 2026-11-23/24
 			Run: runSeed000Figures,
 		},
 		{
 			Name: "identities", Paper: "seed000+002",
 			Title: "Subspace identities the papers prove (KQMI = GDA, SR = LDA, KSR = GDA), checked on five UCI sets",
-			Data:  uci("iris.arff", "wine.arff", "glass.arff", "ionosphere.arff", "vowel.arff"), Minutes: 0.1, QuickMinutes: 0.1,
+			Data:  uci("iris.arff", "wine.arff", "glass.arff", "ionosphere.arff", "vowel.arff"), Minutes: 0.1, QuickMinutes: 0.03 / 60,
 			Run: runIdentities,
 		},
 		{
 			Name: "seed001-letter", Paper: "seed001",
 			Title: "Figure 4: AQMIDA, PCA and PCA+LDA on 800 Letter rows, 5-fold CV ×10, 1-NN error against dimension 1-15",
-			Data:  uci("letter.arff"), Minutes: 0.1, QuickMinutes: 0.1, Classifiers: 1,
+			Data:  uci("letter.arff"), Minutes: 0.1, QuickMinutes: 0.09 / 60, Classifiers: 1,
 			Run: runSeed001Letter,
 		},
 		{
 			Name: "seed001-orl", Paper: "seed001",
 			Title: "Figure 2: 2-D AQMIDA, LDA and PCA projections of all 400 ORL faces",
-			Data:  []string{"faces/orl_32x32.csv.gz"}, Minutes: 0.1, QuickMinutes: 0.1,
+			Data:  []string{"faces/orl_32x32.csv.gz"}, Minutes: 0.1, QuickMinutes: 0.65 / 60,
 			Run: runSeed001ORL,
 		},
 		{
 			Name: "seed002-table2", Paper: "seed002",
 			Title:     "Table 2: clustering accuracy of normalized cut on data reduced by SR, KSR, KPCA, MKL-SR (unsupervised graph)",
 			Data:      []string{"uci/ionosphere.arff", "uci/letter.arff", "uci/satellite.arff", "uci/optdigits.arff"},
-			Published: []string{"seed002_table2_clustering.tsv"}, Minutes: 2.5, QuickMinutes: 0.2,
+			Published: []string{"seed002_table2_clustering.tsv"}, Minutes: 2.5, QuickMinutes: 0.18 / 60,
 			Run: seed002Runner("2"),
 		},
 		{
 			Name: "seed002-table2-graphs", Paper: "seed002",
 			Title:   "Table 2's sensitivity to what the paper leaves unstated: six normalized-cut graphs, SR graph size p = 7 and 15",
 			Data:    []string{"uci/ionosphere.arff", "uci/letter.arff", "uci/satellite.arff", "uci/optdigits.arff"},
-			Minutes: 4.7, QuickMinutes: 0.2,
+			Minutes: 4.7, QuickMinutes: 0.52 / 60,
 			Run: runSeed002Sensitivity,
 		},
 		{
 			Name: "seed002-table3", Paper: "seed002",
 			Title:     "Table 3: CMU PIE (our file: 10 persons, not 68), supervised, linear SVM on the reduced data, 30 random splits",
 			Data:      []string{"faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 3, QuickMinutes: 0.1, Classifiers: 1,
+			Published: []string{"seed002_table3_pie_supervised.tsv"}, Minutes: 3, QuickMinutes: 1.4 / 60, Classifiers: 1,
 			Run: seed002Runner("3"),
 		},
 		{
 			Name: "seed002-table4", Paper: "seed002",
 			Title:     "Table 4: Extended Yale B, semi-supervised (half the training images labelled), linear SVM, 30 random splits",
 			Data:      []string{"faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 29, QuickMinutes: 0.4, Classifiers: 1, // 29.2 min alone, 2026-11-23 (MKL-SR responses once per fit; 45-61 min before)
+			Published: []string{"seed002_table4_yaleb_semisupervised.tsv"}, Minutes: 29, QuickMinutes: 8.1 / 60, Classifiers: 1, // 29.2 min alone, 2026-11-23 (MKL-SR responses once per fit; 45-61 min before)
 			Run: seed002Runner("4"),
 		},
 		{
 			Name: "seed003-table1", Paper: "seed003",
 			Title:     "Table 1: 1-NN accuracy of 15 methods on Yale, ORL and PIE (10 persons) with ν training images per person, 10 random splits",
 			Data:      []string{"faces/yale_32x32.csv.gz", "faces/orl_32x32.csv.gz", "faces/pie10_32x32.csv.gz"},
-			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 15.4, QuickMinutes: 0.1, Classifiers: 1, // the EM members refit per dimension: most of the time (12.3-12.9 min alone on 2026-11-23, 15.4 on 2026-11-24)
+			Published: []string{"seed003_table1_faces.tsv"}, Minutes: 15.4, QuickMinutes: 0.16 / 60, Classifiers: 1, // the EM members refit per dimension: most of the time (12.3-12.9 min alone on 2026-11-23, 15.4 on 2026-11-24)
 			Run: runSeed003,
 		},
 		{
 			Name: "seed003-fig1", Paper: "seed003",
 			Title:   "Figure 1: FDA, LPP and MIE₀ directions on three synthetic 2-D multimodal sets",
-			Minutes: 0.1, QuickMinutes: 0.1,
+			Minutes: 0.1, QuickMinutes: 0.04 / 60,
 			Run: runSeed003Fig1,
 		},
 		{
 			Name: "seed004-tables1-2", Paper: "seed004",
 			Title:     "Tables 1-2: best 1-NN recognition rate over dimensions on ORL (5 per person) and Extended Yale B (30 per person), 10 random splits; accuracy curves",
 			Data:      []string{"faces/orl_32x32.csv.gz", "faces/yaleb_32x32.csv.gz"},
-			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 2.1, QuickMinutes: 0.1, Classifiers: 1, // 2.0-2.1 min, 2026-11-23/24
+			Published: []string{"seed004_tables1-3_best.tsv"}, Minutes: 2.1, QuickMinutes: 0.3 / 60, Classifiers: 1, // 2.0-2.1 min, 2026-11-23/24
 			Run: runSeed004,
 		},
 		{
 			Name: "seed004-mnist", Paper: "seed004",
 			Title:   "Figure 2: 2-D embeddings of 100 MNIST digits per class by KNDA, SLPP, SKLPP, PCA and KPCA",
 			Data:    []string{"mnist/mnist10k.csv.gz"},
-			Minutes: 0.3, QuickMinutes: 0.3,
+			Minutes: 0.3, QuickMinutes: 2.1 / 60,
 			Run: runSeed004MNIST,
 		},
 		{
@@ -449,7 +450,7 @@ func seed002Runner(table string) func(rc *RunContext) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
-		o := &Outcome{Seed: opt.Seed, Choices: append([]string(nil), seed002Choices...)}
+		o := &Outcome{Seed: opt.Seed, Choices: seed002ChoicesFor(table)}
 		files := map[string]string{"2": "seed002_table2_clustering.tsv", "3": "seed002_table3_pie_supervised.tsv", "4": "seed002_table4_yaleb_semisupervised.tsv"}
 		keys := map[string]string{"2": "dataset", "3": "train", "4": "labeled"}
 		pub, err := seed002Table(rc.Shared, files[table])
@@ -586,8 +587,9 @@ func runSeed004(rc *RunContext) (*Outcome, error) {
 	if repeats == 0 {
 		repeats = 10
 	}
+	maxDims := cmp.Or(opt.MaxDims, 120) // Seed004's default
 	o := &Outcome{Seed: opt.Seed, Choices: []string{
-		fmt.Sprintf("rows scaled to unit length (the paper does not say); %d random splits; 1-NN; best mean rate over dimensions 1..120 (as the paper's 'best rate')", repeats),
+		fmt.Sprintf("rows scaled to unit length (the paper does not say); %d random splits; 1-NN; best mean rate over dimensions 1..%d (as the paper's 'best rate')", repeats, maxDims),
 		"every kernel method: polynomial kernel of degree 2 (§4.2); LPP after PCA keeping 90 % of the variance; KNDA/DNDA with the 0.01 ridge",
 		"LDA: Fisherfaces — PCA to n − C components, then LDA, unit-length directions (the paper does not say which LDA it ran); our default LDA (rank S_t, null space of S_w kept) reaches 95.4 % on ORL (docs/reproduction.md)",
 	}}

@@ -60,7 +60,7 @@ var identitySets = []string{"Iris", "Wine", "Glass", "Ionosphere", "Vowel"}
 // the same subspace.
 func runIdentities(rc *RunContext) (*Outcome, error) {
 	o := &Outcome{Choices: []string{"each set scaled to [−1, 1] on all rows; both methods fitted on all rows at C − 1 dimensions; the largest principal angle between the two embeddings of the rows (Björck-Golub); < 1e-6 rad counts as the same subspace"}}
-	t := TableResult{Name: "Subspace identities (largest principal angle, rad)", Metric: "angle (rad)", Keys: []string{"claim", "dataset"}}
+	t := TableResult{Name: "Subspace identities", Metric: "largest principal angle, rad", Keys: []string{"claim", "dataset"}}
 	sets := identitySets
 	if rc.Quick {
 		sets = []string{"Iris", "Wine"}

@@ -22,6 +22,8 @@ type ReportMeta struct {
 	Command string
 	// Version is dimred's version string.
 	Version string
+	// noFolder: the report goes to a stream (WriteReportTo), not a folder.
+	noFolder bool
 }
 
 // Score counts the comparable cells of a group by |ours − paper| in
@@ -161,6 +163,11 @@ func slug(s string) string {
 	return strings.TrimRight(b.String(), "-")
 }
 
+// angles reports whether the table's values are angles (the subspace
+// identities: identities hold when they are near 0 rad), not error or
+// accuracy percentages.
+func (t *TableResult) angles() bool { return strings.Contains(t.Metric, "angle") }
+
 // WriteTableCSV writes one table: its keys, our value, spread and
 // dimension, our value at the paper's dimension, nested CV, the paper's
 // value, spread and dimension, the difference and its explanation.
@@ -177,6 +184,9 @@ func WriteTableCSV(w io.Writer, experiment string, t *TableResult, ex *Explanati
 		num := func(v float64, ok bool) string {
 			if !ok || math.IsNaN(v) {
 				return ""
+			}
+			if t.angles() { // 1e-12 rad is the finding; four decimals print 0.0000
+				return strconv.FormatFloat(v, 'g', 3, 64)
 			}
 			return strconv.FormatFloat(v, 'f', 4, 64)
 		}
@@ -228,15 +238,21 @@ func cellStatus(experiment string, t *TableResult, c *Cell, ex *Explanations) (s
 // WriteReportTo writes the report's markdown (tables, scorecard,
 // findings; figures as links) to w.
 func WriteReportTo(w io.Writer, outs []*Outcome, experiments []Experiment, ex *Explanations, meta ReportMeta) error {
+	meta.noFolder = true
 	writeReportMarkdown(w, outs, experiments, ex, meta)
 	return nil
 }
 
 func writeReportMarkdown(w io.Writer, outs []*Outcome, experiments []Experiment, ex *Explanations, meta ReportMeta) {
 	fmt.Fprintf(w, "# Reproduction report\n\n")
-	fmt.Fprintf(w, "Last written by `%s` (%s); this folder is only written by `dimred reproduce`, never edited by hand, and a run of some experiments keeps the others' saved numbers; ", meta.Command, meta.Version)
-	fmt.Fprintf(w, "the published numbers are read at run time from `../shared/papers/tables/`. ")
-	fmt.Fprintf(w, "Each experiment's numbers are kept in `results/`; `dimred reproduce all --out DIR` re-runs them all, `--experiment NAME` one, `--report-only` rewrites this file from `results/`.\n\n")
+	if meta.noFolder {
+		fmt.Fprintf(w, "Written by `%s` (%s); the published numbers are read at run time from `../shared/papers/tables/`. ", meta.Command, meta.Version)
+		fmt.Fprintf(w, "With `--out DIR` the report, its CSV tables, figures and each experiment's numbers (`results/`) go to a folder, to which later runs add.\n\n")
+	} else {
+		fmt.Fprintf(w, "Last written by `%s` (%s); this folder is only written by `dimred reproduce`, never edited by hand, and a run of some experiments keeps the others' saved numbers; ", meta.Command, meta.Version)
+		fmt.Fprintf(w, "the published numbers are read at run time from `../shared/papers/tables/`. ")
+		fmt.Fprintf(w, "Each experiment's numbers are kept in `results/`; `dimred reproduce all --out DIR` re-runs them all, `--experiment NAME` one, `--report-only` rewrites this file from `results/`.\n\n")
+	}
 	wall, quick := 0.0, false
 	for _, o := range outs {
 		wall += o.WallSeconds
@@ -403,7 +419,7 @@ func writeTableMarkdown(w io.Writer, experiment string, t *TableResult, ex *Expl
 		c := &t.Cells[ci]
 		row := append([]string{}, c.Keys...)
 		switch {
-		case c.Ran && strings.HasPrefix(t.Metric, "angle"):
+		case c.Ran && t.angles():
 			row = append(row, fmt.Sprintf("%.1e", c.Ours))
 		case c.Ran:
 			row = append(row, valueDim(c.Ours, c.OursStd, c.OursDim))
@@ -560,6 +576,8 @@ func rankFinding(t *TableResult) string {
 
 func duration(s float64) string {
 	switch {
+	case s < 1:
+		return "under 1 s"
 	case s < 90:
 		return fmt.Sprintf("%.0f s", s)
 	case s < 5400:

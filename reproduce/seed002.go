@@ -47,6 +47,32 @@ var seed002Choices = []string{
 	"Table 4: half of each person's training images keep their labels; KPCA and the baseline SVM use the labelled half for the classifier (KPCA is fitted on all training rows, labels unused); semi-supervised KSR and MKL-SR choose δ ∈ {1, 0.1, 0.01} by 3-fold cross-validation on each split's labelled training rows, scored by the same SVM (the paper: δ by cross-validation for MKL-SR)",
 }
 
+// seed002ChoicesFor returns the choices that concern Table table ("2",
+// "3" or "4"): those that name it ("Table 2", "Tables 3-4") and those
+// that name no table.
+func seed002ChoicesFor(table string) []string {
+	var out []string
+	for _, c := range seed002Choices {
+		i := strings.Index(c, "Table")
+		if i < 0 {
+			out = append(out, c)
+			continue
+		}
+		names := strings.TrimPrefix(strings.TrimPrefix(c[i:], "Tables "), "Table ")
+		if j := strings.IndexFunc(names, func(r rune) bool { return r != '-' && (r < '0' || r > '9') }); j >= 0 {
+			names = names[:j]
+		}
+		lo, hi, found := strings.Cut(names, "-")
+		if !found {
+			hi = lo
+		}
+		if lo <= table && table <= hi {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // Seed002ClusterSet is one data set of seed 002 Table 2.
 type Seed002ClusterSet struct {
 	Paper   string   // name in the published table

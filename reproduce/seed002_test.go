@@ -186,3 +186,37 @@ func TestSeed002FacesSmall(t *testing.T) {
 		t.Errorf("published std %.1f, want 2.3", cells[0].PaperStd)
 	}
 }
+
+// Each seed 002 table's report lists the choices that concern it: those
+// naming it (Table 2; Tables 3-4 for 3 and 4) and the general ones, and
+// every choice goes to some table.
+func TestSeed002ChoicesFor(t *testing.T) {
+	seen := map[string]bool{}
+	for _, tc := range []struct {
+		table      string
+		has, hasnt []string
+	}{
+		{"2", []string{"UCI rows (Table 2)", "Gaussian width 1", "Table 2 KPCA"}, []string{"face rows", "Tables 3-4:", "Table 3:", "Table 4:"}},
+		{"3", []string{"face rows (Tables 3-4)", "Gaussian width 1", "Tables 3-4:", "Table 3:"}, []string{"UCI rows", "Table 2", "Table 4:"}},
+		{"4", []string{"face rows (Tables 3-4)", "Tables 3-4:", "Table 4:"}, []string{"UCI rows", "Table 3:"}},
+	} {
+		got := seed002ChoicesFor(tc.table)
+		text := strings.Join(got, "\n")
+		for _, h := range tc.has {
+			if !strings.Contains(text, h) {
+				t.Errorf("Table %s: no choice %q", tc.table, h)
+			}
+		}
+		for _, h := range tc.hasnt {
+			if slices.ContainsFunc(got, func(c string) bool { return strings.HasPrefix(c, h) }) {
+				t.Errorf("Table %s: a choice of another table, %q", tc.table, h)
+			}
+		}
+		for _, c := range got {
+			seen[c] = true
+		}
+	}
+	if len(seen) != len(seed002Choices) {
+		t.Errorf("%d of %d choices reach a table", len(seen), len(seed002Choices))
+	}
+}

@@ -736,17 +736,27 @@ func TestScoreLeavesUnlabelledRowsOut(t *testing.T) {
 }
 
 // A reproduce filter that no computed cell carries is named in a note
-// (the CLI audit: --datasets Nope ran empty tables without a word).
-func TestUnmatchedReproduceFilters(t *testing.T) {
-	outs := []*reproduce.Outcome{{Tables: []reproduce.TableResult{{Cells: []reproduce.Cell{
+// with the names the column does hold (the CLI audit: --datasets Nope ran
+// empty tables without a word); an experiment that ran cells outside a
+// filter is named; filters that together select nothing say so.
+func TestReproduceFilterNotes(t *testing.T) {
+	outs := []*reproduce.Outcome{{Experiment: "x", Tables: []reproduce.TableResult{{Keys: []string{"dataset", "method"}, Cells: []reproduce.Cell{
 		{Keys: []string{"Iris", "GDA"}, Ran: true},
 		{Keys: []string{"Wine", "PCA"}, Ran: false},
 	}}}}}
-	miss, seen := unmatchedFilters([]string{"iris", "Nope", "Wine"}, outs)
-	if !slices.Equal(miss, []string{"Nope", "Wine"}) || seen != "GDA, Iris" {
-		t.Errorf("missing %q, seen %q", miss, seen)
+	got := filterNotes([]string{"iris", "Nope", "Wine"}, []string{"gda"}, outs)
+	if want := []string{"--datasets Nope,Wine matched no table cell of the experiments run (their datasets: Iris)"}; !slices.Equal(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
 	}
-	if miss, _ := unmatchedFilters(nil, outs); miss != nil {
-		t.Errorf("no filter: %q", miss)
+	got = filterNotes(nil, []string{"LDA"}, outs)
+	if want := []string{"-m does not restrict x, which ran GDA too", "-m LDA matched no table cell of the experiments run (their methods: GDA)"}; !slices.Equal(got, want) {
+		t.Errorf("notes %q, want %q", got, want)
+	}
+	if got := filterNotes(nil, nil, outs); got != nil {
+		t.Errorf("no filter: %q", got)
+	}
+	none := []*reproduce.Outcome{{Experiment: "x", Tables: []reproduce.TableResult{{Keys: []string{"dataset", "method"}}}}}
+	if got := filterNotes([]string{"Nope"}, []string{"GDA"}, none); !slices.Equal(got, []string{"no table cell ran: --datasets Nope and -m GDA select nothing in the experiments run"}) {
+		t.Errorf("nothing ran: %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -115,13 +116,8 @@ func runReproduce(e *env, args []string) error {
 		}
 		outs = append(outs, o)
 	}
-	for _, f := range []struct {
-		flag  string
-		names []string
-	}{{"--datasets", rc.Datasets}, {"-m", rc.Methods}} {
-		if miss, seen := unmatchedFilters(f.names, outs); len(miss) > 0 && len(outs) > 0 {
-			fmt.Fprintf(e.stderr, "dimred reproduce: note: %s %s matched no table cell of the experiments run (their names: %s)\n", f.flag, strings.Join(miss, ","), seen)
-		}
+	for _, n := range filterNotes(rc.Datasets, rc.Methods, outs) {
+		fmt.Fprintf(e.stderr, "dimred reproduce: note: %s\n", n)
 	}
 	meta := reproduce.ReportMeta{Command: "dimred " + strings.Join(append([]string{"reproduce"}, args...), " "), Version: version.String()}
 	if *out == "" {
@@ -131,46 +127,100 @@ func runReproduce(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if len(all) == 0 && *reportOnly {
+		return fmt.Errorf("--report-only: %s holds no saved results (%s/*.json): run experiments with --out %s first", *out, reproduce.ResultsDir(*out), *out)
+	}
 	if err := reproduce.WriteReport(*out, all, reproduce.Experiments(), ex, meta); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "wrote %s/report.md (%d experiments)\n", *out, len(all))
+	fmt.Fprintf(e.stdout, "wrote %s/report.md (%d experiment%s)\n", *out, len(all), plural(len(all)))
 	return nil
 }
 
-// unmatchedFilters returns the names of a --datasets or -m filter that no
-// computed cell of outs carries as a key (a typo, or a name of another
-// experiment: the run then shows empty tables), and the names the cells
-// carry, for the note.
-func unmatchedFilters(names []string, outs []*reproduce.Outcome) (miss []string, seen string) {
-	if len(names) == 0 {
-		return nil, ""
-	}
-	have := map[string]string{}
+// filterNotes returns what a user of --datasets and -m should know after
+// the run (outs): that the two together selected no cell; a name that
+// matched no cell the experiments ran, with the names they did run (in
+// the table column "dataset" or "method"); an experiment that does not
+// take the filter (its cells outside it: seed 001's Letter figure
+// compares AQMIDA with PCA and LDA whatever -m says).
+func filterNotes(datasets, methods []string, outs []*reproduce.Outcome) []string {
+	var notes []string
+	ran := 0
 	for _, o := range outs {
 		for _, t := range o.Tables {
 			for _, c := range t.Cells {
-				if !c.Ran {
-					continue
-				}
-				for _, k := range c.Keys {
-					have[strings.ToLower(k)] = k
+				if c.Ran {
+					ran++
 				}
 			}
 		}
 	}
-	for _, n := range names {
-		if _, ok := have[strings.ToLower(strings.TrimSpace(n))]; !ok {
-			miss = append(miss, n)
+	if ran == 0 && len(outs) > 0 && (len(datasets) > 0 || len(methods) > 0) {
+		return []string{fmt.Sprintf("no table cell ran: %s select nothing in the experiments run", filterText(datasets, methods))}
+	}
+	for _, f := range []struct {
+		flag, key string
+		names     []string
+	}{{"--datasets", "dataset", datasets}, {"-m", "method", methods}} {
+		if len(f.names) == 0 {
+			continue
+		}
+		want := map[string]bool{}
+		for _, n := range f.names {
+			want[strings.ToLower(strings.TrimSpace(n))] = true
+		}
+		have := map[string]string{}
+		for _, o := range outs {
+			var outside []string
+			for _, t := range o.Tables {
+				for _, c := range t.Cells {
+					v := t.Key(&c, f.key)
+					if !c.Ran || v == "" {
+						continue
+					}
+					have[strings.ToLower(v)] = v
+					if !want[strings.ToLower(v)] && !slices.Contains(outside, v) {
+						outside = append(outside, v)
+					}
+				}
+			}
+			if len(outside) > 0 {
+				notes = append(notes, fmt.Sprintf("%s does not restrict %s, which ran %s too", f.flag, o.Experiment, strings.Join(outside, ", ")))
+			}
+		}
+		var miss []string
+		for _, n := range f.names {
+			if _, ok := have[strings.ToLower(strings.TrimSpace(n))]; !ok {
+				miss = append(miss, n)
+			}
+		}
+		if len(miss) > 0 {
+			all := slices.Sorted(maps.Values(have))
+			if len(all) > 30 {
+				all = append(all[:30], "…")
+			}
+			notes = append(notes, fmt.Sprintf("%s %s matched no table cell of the experiments run (their %ss: %s)", f.flag, strings.Join(miss, ","), f.key, strings.Join(all, ", ")))
 		}
 	}
-	var all []string
-	for _, k := range have {
-		all = append(all, k)
+	return notes
+}
+
+// filterText names the filters given: "--datasets A and -m B".
+func filterText(datasets, methods []string) string {
+	var parts []string
+	if len(datasets) > 0 {
+		parts = append(parts, "--datasets "+strings.Join(datasets, ","))
 	}
-	slices.Sort(all)
-	if len(all) > 30 {
-		all = append(all[:30], "…")
+	if len(methods) > 0 {
+		parts = append(parts, "-m "+strings.Join(methods, ","))
 	}
-	return miss, strings.Join(all, ", ")
+	return strings.Join(parts, " and ")
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }

@@ -59,8 +59,17 @@ func TestReproduceCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, out, errs = run(t, "reproduce", "--report-only", "--shared", shared, "--out", dir)
-	if st != 0 || !strings.Contains(out, "(1 experiments)") || !strings.Contains(errs, "") {
+	if st != 0 || !strings.Contains(out, "(1 experiment)") {
 		t.Fatalf("--report-only: status %d\n%s\n%s", st, out, errs)
+	}
+	// A folder without saved results (a mistyped --out) is an error, and
+	// is not created.
+	empty := filepath.Join(t.TempDir(), "typo")
+	if st, _, errs := run(t, "reproduce", "--report-only", "--shared", shared, "--out", empty); st != 1 || !strings.Contains(errs, "holds no saved results") {
+		t.Errorf("--report-only on a folder without results: status %d, %q", st, errs)
+	}
+	if _, err := os.Stat(empty); err == nil {
+		t.Errorf("--report-only created %s", empty)
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, "report.md")); err != nil || !strings.Contains(string(b), "seed003_fig1.png") {
 		t.Errorf("--report-only did not rewrite the report from the saved results: %v", err)

@@ -3,8 +3,10 @@ package bench
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -144,6 +146,9 @@ func (ss *sources) input(s Source, n int) (*Input, error) {
 	}
 	if ss.mnist == nil {
 		in, err := LoadMNIST(filepath.Join(ss.dataDir, MNISTFile))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("%w (the data directory is %s: give --data, Options.DataDir, the directory holding %s)", err, ss.dataDir, MNISTFile)
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ const PeerPackages = "Debian's python3-numpy, python3-scipy and python3-sklearn 
 // clear message, rather than after the first workload.
 func newPeerRunner(python, script string, log io.Writer) (*peerRunner, error) {
 	if _, err := exec.LookPath(python); err != nil {
-		return nil, fmt.Errorf("--peer runs bench/peer.py with %s, which is missing (%v); install %s", python, err, PeerPackages)
+		return nil, fmt.Errorf("--peer runs bench/peer.py with %s, which is not there (%v): give --python the path of a Python 3 with NumPy, SciPy and scikit-learn, e.g. %s", python, err, PeerPackages)
 	}
 	if _, err := os.Stat(script); err != nil {
 		return nil, fmt.Errorf("--peer: peer script %s not found (run from the repository root or give --peer-script): %v", script, err)

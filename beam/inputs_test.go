@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -226,5 +227,62 @@ func TestFitStatsFile(t *testing.T) {
 	}
 	if err := FitStatsFile(ctx, FitConfig{Method: "pca", Model: statsPath}, statsPath); err == nil || !strings.Contains(err.Error(), "is the statistics file") {
 		t.Errorf("model over the statistics file: error %v", err)
+	}
+}
+
+// A transform reads text labels by the classes a model names (a model of
+// dimred fit on rows labelled setosa, …), without --classes, and writes
+// them back by name.
+func TestTransformTextLabelsByModelClasses(t *testing.T) {
+	ds := mustLoad(t, testdata.Path(t, "data/sklearn/iris.csv"))
+	names := []string{"setosa", "versicolor", "virginica"}
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("label,a,b,c,d\n")
+	for i := range ds.Y {
+		b.WriteString(names[ds.Y[i]])
+		for _, v := range ds.X.RawRowView(i) {
+			b.WriteString("," + strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		b.WriteString("\n")
+	}
+	src := filepath.Join(dir, "iris.csv")
+	if err := os.WriteFile(src, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	text, err := data.Load(src, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(dir, "lda.json")
+	f, err := os.Create(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := method.PipelineSpec{Method: "lda", Scale: "none"}.Fit(context.Background(), text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pipe.Save(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out := filepath.Join(dir, "z")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p, err := TransformPipeline(context.Background(), TransformConfig{Input: Input{Glob: src}, Model: model, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Run(context.Background(), p); err != nil {
+		t.Fatalf("text labels without Classes: %v", err)
+	}
+	z, err := data.Load(filepath.Join(out, "iris.csv"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(z.ClassNames, text.ClassNames) || !slices.Equal(z.Y, text.Y) {
+		t.Errorf("labels written back: classes %v, want %v (and the same labels)", z.ClassNames, text.ClassNames)
 	}
 }

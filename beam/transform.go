@@ -158,6 +158,11 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 			}
 		}
 	}
+	if !cfg.Options.NoLabels && cfg.Options.Classes == nil {
+		// Text labels the model names (barolo, …): read by its classes,
+		// as dimred transform --stream reads them.
+		cfg.Options.Classes = lm.pipe.ScanClasses()
+	}
 	names, err := cfg.Columns(ctx, shards)
 	if err != nil {
 		return nil, err

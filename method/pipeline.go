@@ -7,6 +7,7 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -251,6 +252,21 @@ func (p *Pipeline) CheckFeatureNames(names []string) error {
 			return fmt.Errorf("column %d is %q, but the model took %q there and %q as column %d: the columns are in another order than at the fit", j+1, name, p.FeatureNames[j], name, at+1)
 		}
 		return fmt.Errorf("column %d is %q, but the model was fitted with %q there (and has no feature %q): other data, or renamed columns", j+1, name, p.FeatureNames[j], name)
+	}
+	return nil
+}
+
+// ScanClasses returns the class names a scan of new labelled rows should
+// number their labels by (data.Options.Classes) for this model: its class
+// names when some is text (barolo, …, or −1 as in LIBSVM's ±1 labels),
+// which a scan cannot number by itself; nil when every name is a class
+// index (a non-negative integer), which a scan reads as it is, a class
+// the model has seen or not.
+func (p *Pipeline) ScanClasses() []string {
+	for _, n := range p.ClassNames {
+		if c, err := strconv.Atoi(n); err != nil || c < 0 {
+			return p.ClassNames
+		}
 	}
 	return nil
 }

@@ -248,18 +248,6 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	return nil
 }
 
-// textNames reports whether some class name is not a label a scan reads
-// by itself, a class index (a non-negative integer): text, or −1 as in
-// LIBSVM's ±1 labels.
-func textNames(names []string) bool {
-	for _, n := range names {
-		if c, err := strconv.Atoi(n); err != nil || c < 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // streamNames returns what a streamed fit saves of the input's feature
 // names, as a fit in memory does: those of a CSV or TSV header (so that
 // transform checks the columns' order and finds the label column by them).
@@ -487,12 +475,9 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		}
 	}
 	var classes []string
-	if !opt.NoLabels && opt.Classes == nil && textNames(p.ClassNames) {
-		// Labels the model names by text (barolo, …), which a scan cannot
-		// number: it numbers them by the model's classes, and the output
-		// writes them back by name. Whole-number labels are scanned as
-		// they are (written back unchanged, seen by the model or not).
-		opt.Classes, classes = p.ClassNames, p.ClassNames
+	if !opt.NoLabels && opt.Classes == nil {
+		opt.Classes = p.ScanClasses()
+		classes = opt.Classes
 	}
 	if p, err = keepDims(p, dims); err != nil {
 		return err

@@ -2,6 +2,7 @@ package cluster
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -340,13 +341,23 @@ func (nc NormalizedCut) Embed(x *mat.Dense) (*SpectralEmbedding, error) {
 		solver = linalg.DenseEigen{}
 		res, err = solver.Eigs(nc.ctx(), op, nil, nc.K, linalg.Largest)
 	}
+	var nce *linalg.NotConvergedError
+	if lz, ok := solver.(linalg.Lanczos); ok && auto && errors.As(err, &nce) {
+		// Too large for the dense solver: a tight cluster of eigenvalues
+		// near 1 (a graph close to disconnected: MNIST's 10-NN graph of a
+		// KSR embedding) stalls restarts of a small basis; once more with
+		// a basis four times as large.
+		lz.Subspace = max(4*nc.K, nc.K+128)
+		solver = lz
+		res, err = solver.Eigs(nc.ctx(), op, nil, nc.K, linalg.Largest)
+	}
 	if err != nil && nc.ctx().Err() != nil {
 		return nil, err
 	}
 	if err != nil {
 		hint := ""
 		if a.sparse != nil {
-			hint = "; a tight cluster of eigenvalues near 1 (a graph close to disconnected) slows Lanczos: raise P, or Connect = grow"
+			hint = "; a tight cluster of eigenvalues near 1 (a graph close to disconnected) slows Lanczos: more neighbours (NormalizedCut.P; dimred cluster --nn) usually help"
 		}
 		return nil, fmt.Errorf("cluster: normalized cut: eigenvectors of D^{-1/2}·W·D^{-1/2} (%s): %w%s", solver.Name(), err, hint)
 	}
@@ -462,8 +473,9 @@ func growToConnect(x *mat.Dense, a *affinity, nc NormalizedCut) (*affinity, erro
 // iterative solver that fails on a sparse graph is replaced by the dense
 // one (4n³/3 flops: about 2 s at n = 2250; Lanczos fails when the graph
 // is nearly disconnected, the wanted eigenvalues then lying in a tight
-// cluster near 1).
-const denseFallback = 5000
+// cluster near 1). Above it, Lanczos is retried with a larger basis. A
+// variable for the test of that retry.
+var denseFallback = 5000
 
 // csrOp adapts a sparse matrix to the solvers' operator interface.
 type csrOp struct{ g *graph.CSR }

@@ -350,3 +350,53 @@ func TestScoreWithoutClasses(t *testing.T) {
 		t.Errorf("kept run %d (labels of run %d wanted)", sc.Run, best)
 	}
 }
+
+// Ten rings far apart give a 10-NN graph close to disconnected: ten
+// eigenvalues of N packed near 1, on which Lanczos's default basis stalls
+// (checked: the same solver alone does not converge). Above the dense
+// fallback's size (lowered here to n − 1, as for 10 000 rows), the
+// automatic choice retries with a larger basis and returns the dense
+// solver's eigenvalues (1e-8) and clusters (the rings).
+func TestNormalizedCutTightClusterRetry(t *testing.T) {
+	const k, m = 10, 200
+	defer func(old int) { denseFallback = old }(denseFallback)
+	denseFallback = k*m - 1
+	x := mat.NewDense(k*m, 2, nil)
+	for c := 0; c < k; c++ {
+		for i := 0; i < m; i++ {
+			a := 2 * math.Pi * float64(i) / float64(m)
+			x.SetRow(c*m+i, []float64{100*float64(c) + math.Cos(a), math.Sin(a)})
+		}
+	}
+	var nce *linalg.NotConvergedError
+	if _, err := (NormalizedCut{K: k, Eigen: linalg.Lanczos{Block: k}}).Embed(x); !errors.As(err, &nce) {
+		t.Fatalf("the default Lanczos basis converged (%v): the case no longer tests the retry", err)
+	}
+	auto, err := NormalizedCut{K: k}.Embed(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense, err := NormalizedCut{K: k, Eigen: linalg.DenseEigen{}}.Embed(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auto.Solver != "lanczos" {
+		t.Errorf("solver %s, want lanczos (n = %d is sparse)", auto.Solver, k*m)
+	}
+	for i := range auto.Values {
+		if d := math.Abs(auto.Values[i] - dense.Values[i]); d > 1e-8 {
+			t.Errorf("eigenvalue %d: %v, dense %v", i, auto.Values[i], dense.Values[i])
+		}
+	}
+	res, err := NormalizedCut{K: k}.Fit(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for c := 0; c < k; c++ {
+		for i := 1; i < m; i++ {
+			if res.Labels()[c*m+i] != res.Labels()[c*m] {
+				t.Fatalf("ring %d split between clusters", c)
+			}
+		}
+	}
+}

@@ -323,3 +323,9 @@ func sortedKeys(m map[string]string) []string {
 	sort.Strings(k)
 	return k
 }
+
+// forceFlag declares --force: run a fit whose memory estimate is above
+// the memory available (announceFit, evalWorkers).
+func forceFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("force", false, "run even when a fit's memory estimate is above the memory available (refused otherwise; the estimate errs high)")
+}

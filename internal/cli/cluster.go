@@ -78,6 +78,7 @@ type clusterReport struct {
 
 func runCluster(e *env, args []string) error {
 	fs := newFlags(e, "cluster")
+	force := forceFlag(fs)
 	df := addDataFlags(e, fs)
 	name := fs.String("m", "none", "method whose embedding is clustered (see 'dimred methods'), or none for the input features")
 	k := fs.Int("k", 0, "number of clusters (0: the number of classes; required for data without labels)")
@@ -226,7 +227,9 @@ func runCluster(e *env, args []string) error {
 	nc.Context = ctx
 	if m != nil {
 		r, c := x.Dims()
-		e.announceFit("cluster", prog, *name, kv, r, c, *dims, *scale)
+		if err := e.announceFit("cluster", prog, *name, kv, r, c, *dims, *scale, *force); err != nil {
+			return err
+		}
 		if x, err = embedForClustering(method.WithContext(m, ctx), x, ds.Y, *dims, nc.K); err != nil {
 			if e.ctx.Err() != nil {
 				return e.ctx.Err()

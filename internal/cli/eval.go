@@ -14,6 +14,7 @@ import (
 
 func runEval(e *env, args []string) error {
 	fs := newFlags(e, "eval")
+	force := forceFlag(fs)
 	df := addDataFlags(e, fs)
 	methods := fs.String("m", "pca,lda,kpca,gda", "methods, comma-separated (see 'dimred methods')")
 	classifiers := fs.String("c", "ncc,knn3", "classifiers, comma-separated: ncc, knnK (e.g. knn1, knn3), svm-linear, svm-rbf, SVMs with parameters after a colon (e.g. svm-rbf:C=100,sigma=1; see docs/classifiers.md)")
@@ -136,7 +137,7 @@ func runEval(e *env, args []string) error {
 			return usageError{err} // a --grid value or combination the method refuses
 		}
 	}
-	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs, perSplit); err != nil {
+	if proto.Workers, err = evalWorkers(prog, e.stderr, *jobs, ds, &proto, kvs, perSplit, *force); err != nil {
 		return err
 	}
 	if *nested {

@@ -57,6 +57,7 @@ func buildMethods(names []string, flags []string) ([]method.Method, []map[string
 
 func runFit(e *env, args []string) error {
 	fs := newFlags(e, "fit")
+	force := forceFlag(fs)
 	df := addDataFlags(e, fs)
 	name := fs.String("m", "", "method (see 'dimred methods')")
 	dims := fs.Int("k", 0, "output dimensions (0: the most the method gives)")
@@ -114,7 +115,9 @@ func runFit(e *env, args []string) error {
 		return df.errNoLabels(*name + " is a supervised method")
 	}
 	r, c := ds.Dims()
-	e.announceFit("fit", prog, *name, kv, r, c, *dims, *scale)
+	if err := e.announceFit("fit", prog, *name, kv, r, c, *dims, *scale, *force); err != nil {
+		return err
+	}
 	start := time.Now()
 	ctx := e.ctx
 	if emLine != nil {
@@ -152,22 +155,31 @@ func unlabelledRows(y []int) int { return len(y) - len(data.LabelledRows(y)) }
 // announceFit says, on r ≥ 2000 rows, what is about to be fitted and its
 // estimated memory (fitMemory), and warns on stderr when that is more
 // than 80 % of the memory available (memoryWarning); cmd names the
-// command in the warning. A large fit makes the collector run sooner
-// (collectSooner).
-func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string]string, r, c, dims int, scale string) {
+// command in the warning. A fit estimated above all the memory available
+// is refused unless force (--force): it would be killed, or swap for
+// hours, after minutes of work. A large fit makes the collector run
+// sooner (collectSooner).
+func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string]string, r, c, dims int, scale string, force bool) error {
 	info, err := method.Lookup(name)
 	if err != nil {
-		return
+		return nil
 	}
 	est := fitMemory(info, kv, r, c, dims)
 	collectSooner(est)
 	if r >= 2000 {
 		prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", name, r, c, scale, gib(est))
 	}
-	if w := memoryWarning(info, kv, r, est, availableMemory()); w != "" {
+	avail := availableMemory()
+	w := memoryWarning(info, kv, r, est, avail)
+	if w != "" && est > avail && !force {
+		return fmt.Errorf("%s; refused, as it would be killed or swap after minutes of work: give --force to try anyway", strings.Replace(w, "more than 80 % of", "more than", 1))
+	}
+	if w != "" {
 		fmt.Fprintf(e.stderr, "dimred %s: warning: %s\n", cmd, w)
 	}
+	return nil
 }
+
 
 // memoryWarning returns a warning when a fit of info on n rows, estimated
 // at est bytes (fitMemory), may take more than 80 % of the avail bytes

@@ -430,3 +430,42 @@ func TestFitNotesAllDimensions(t *testing.T) {
 		t.Errorf("fit -k 1001: status %d, stderr %q", st, errs)
 	}
 }
+
+// A fit whose estimate is above all the memory available is refused, in
+// fit, cluster and eval, naming --force (with which it runs); between 80
+// and 100 % it runs with a warning. (availableMemory is set to the
+// wine fits' scale.)
+func TestFitRefusedAboveAvailableMemory(t *testing.T) {
+	defer func(old func() int64) { availableMemory = old }(availableMemory)
+	kmfa, _ := method.Lookup("kmfa")
+	est := fitMemory(kmfa, nil, 178, 13, 0)
+	availableMemory = func() int64 { return est / 8 } // eval fits half the rows: a quarter of est
+	for _, args := range [][]string{
+		{"fit", "-m", "kmfa", "-i", "builtin:wine", "-o", filepath.Join(t.TempDir(), "m.json")},
+		{"cluster", "-m", "kmfa", "-i", "builtin:wine"},
+		{"eval", "-m", "kmfa", "-c", "ncc", "-i", "builtin:wine", "--cv", "2"},
+	} {
+		st, _, errs := run(t, append(args, "--quiet")...)
+		if st != 1 || !strings.Contains(errs, "more than the") || !strings.Contains(errs, "give --force to try anyway") {
+			t.Errorf("%s above the available memory: status %d, %q", args[0], st, errs)
+		}
+		if st, _, errs := run(t, append(args, "--quiet", "--force")...); st != 0 {
+			t.Errorf("%s --force: status %d, %q", args[0], st, errs)
+		}
+	}
+	availableMemory = func() int64 { return est * 11 / 10 }
+	if st, _, errs := run(t, "fit", "-m", "kmfa", "-i", "builtin:wine", "-o", filepath.Join(t.TempDir(), "m.json")); st != 0 || !strings.Contains(errs, "warning: kmfa on 178 rows may need about") {
+		t.Errorf("between 80 and 100 %%: status %d, %q; want a warning", st, errs)
+	}
+}
+
+// The estimate follows the solver: KMFA by spectral regression holds a
+// few n×n matrices, not the dense pencil's twenty-odd.
+func TestFitMemoryRegressionSolver(t *testing.T) {
+	kmfa, _ := method.Lookup("kmfa")
+	dense := fitMemory(kmfa, nil, 10000, 784, 20)
+	reg := fitMemory(kmfa, map[string]string{"solver": "regression"}, 10000, 784, 20)
+	if gb := float64(reg) / (1 << 30); reg >= dense/4 || gb < 2 || gb > 4 {
+		t.Errorf("kmfa solver=regression at 10 000 rows: %.1f GB (dense %.1f GB); want 2-4 GB (measured 2.2)", gb, float64(dense)/(1<<30))
+	}
+}

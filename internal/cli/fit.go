@@ -180,7 +180,6 @@ func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string
 	return nil
 }
 
-
 // memoryWarning returns a warning when a fit of info on n rows, estimated
 // at est bytes (fitMemory), may take more than 80 % of the avail bytes
 // available (0: unknown, no warning), with the Nyström space as the way

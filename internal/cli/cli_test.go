@@ -694,12 +694,16 @@ func TestFitSaysUnlabelledRowsLeftOut(t *testing.T) {
 	}
 	f := write(t, "half.csv", b.String())
 	st, out, errs := run(t, "fit", "-m", "lda", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
-	if st != 0 || !strings.Contains(out+errs, "(30 rows, of which 6 unlabelled and left out, 2 features)") {
+	if st != 0 || !strings.Contains(out+errs, "(30 rows, of which 6 unlabelled and left out, 2 features, --scale minmax)") {
 		t.Errorf("lda: status %d: %s%s", st, out, errs)
 	}
 	st, out, errs = run(t, "fit", "-m", "sr", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
-	if st != 0 || strings.Contains(out+errs, "left out") {
-		t.Errorf("sr (semi-supervised: every row used): status %d: %s%s", st, out, errs)
+	if st != 0 || strings.Contains(out+errs, "left out") || !strings.Contains(out+errs, "of which 6 unlabelled: fitted semi-supervised") {
+		t.Errorf("sr (semi-supervised: every row used, and said): status %d: %s%s", st, out, errs)
+	}
+	st, out, errs = run(t, "fit", "--stream", "--scale", "none", "-m", "lda", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(out+errs, "(30 rows, of which 6 unlabelled and left out, 2 features; 1 chunk; not scaled") {
+		t.Errorf("lda --stream: status %d: %s%s", st, out, errs)
 	}
 }
 

@@ -152,8 +152,9 @@ func (cfg FitConfig) fitFn(names []string) *fitFn {
 // earlier fit (FitConfig.Stats, dimred-beam fit --stats) and writes the
 // model to cfg.Model, without reading any shard and without a pipeline:
 // other methods or dimensions of the same rows. The statistics hold no
-// feature names, so neither does the model. cfg.Input and cfg.Stats are
-// not used.
+// feature names, so neither does the model, nor class names: give them
+// as cfg.Options.Classes (the rest of cfg.Input, and cfg.Stats, are not
+// used).
 func FitStatsFile(ctx context.Context, cfg FitConfig, statsPath string) error {
 	if cfg.Dims < 0 {
 		return fmt.Errorf("dims %d; want ≥ 0 (0: all)", cfg.Dims)

@@ -30,8 +30,9 @@ func swapColumns(i, j int) func(lines []string) []string {
 // Shards are checked before anything runs: a shard whose columns are in
 // another order than the first's, shards of two formats, a supervised
 // method on shards without labels, and model, statistics and dead-letter
-// paths that are an input, a directory, or in no directory are refused
-// with the shard or path named. The model keeps the shards' feature names.
+// paths that are an input, another output or a directory are refused
+// with the shard or path named (a directory that does not exist yet is
+// created). The model keeps the shards' feature names.
 func TestFitChecksShards(t *testing.T) {
 	src := testdata.Path(t, "data/sklearn/wine.csv")
 	ctx := context.Background()
@@ -59,9 +60,9 @@ func TestFitChecksShards(t *testing.T) {
 		{"supervised without labels", FitConfig{Input: Input{Glob: filepath.Join(good, "part-*"), Options: data.Options{NoLabels: true}}, Method: "lda", Model: model}, "lda is supervised and the shards are read without labels"},
 		{"model over a shard", FitConfig{Input: glob(good), Method: "pca", Model: filepath.Join(good, "part-0.csv")}, "is the shard " + filepath.Join(good, "part-0.csv")},
 		{"model is a directory", FitConfig{Input: glob(good), Method: "pca", Model: out}, "is a directory"},
-		{"model in no directory", FitConfig{Input: glob(good), Method: "pca", Model: filepath.Join(out, "no", "m.json")}, "directory " + filepath.Join(out, "no") + " does not exist"},
-		{"statistics over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, Stats: filepath.Join(good, "part-2.csv")}, "statistics file"},
-		{"dead letters over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, DeadLetter: filepath.Join(good, "part-1.csv.gz")}, "dead-letter file"},
+		{"statistics over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, Stats: filepath.Join(good, "part-2.csv")}, "statistics file " + filepath.Join(good, "part-2.csv") + " is the shard " + filepath.Join(good, "part-2.csv")},
+		{"dead letters over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, DeadLetter: filepath.Join(good, "part-1.csv.gz")}, "dead-letter file " + filepath.Join(good, "part-1.csv.gz") + " is the shard"},
+		{"statistics over the model", FitConfig{Input: glob(good), Method: "pca", Model: model, Stats: model}, "statistics file " + model + " is the model file " + model},
 		{"statistics of a Nyström fit", FitConfig{Input: glob(good), Method: "kpca", Params: map[string]string{"space": "nystrom", "sigma": "100", "landmarks": "20"}, Model: model, Stats: filepath.Join(out, "k.stats")}, "cannot be fitted again without the landmarks"},
 	} {
 		if _, err := FitPipeline(ctx, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -72,7 +73,9 @@ func TestFitChecksShards(t *testing.T) {
 	if _, err := FitPipeline(ctx, FitConfig{Input: Input{Glob: filepath.Join(npy, "x-*.npy")}, Method: "lda", Model: model}); err == nil || !strings.Contains(err.Error(), "the .npy shards hold only features: give their labels files") {
 		t.Errorf(".npy shards without labels, lda: error %v", err)
 	}
-	// The good shards fit, and the model keeps their feature names.
+	// The good shards fit, into a directory made for the model, and the
+	// model keeps their feature names.
+	model = filepath.Join(out, "new", "m.json")
 	if err := runFit(t, FitConfig{Input: glob(good), Method: "lda", Model: model}); err != nil {
 		t.Fatal(err)
 	}
@@ -136,6 +139,10 @@ func TestTransformChecksShards(t *testing.T) {
 	over := TransformConfig{Input: Input{Glob: filepath.Join(good, "part-0.csv")}, Model: model, Output: good}
 	if _, err := TransformPipeline(ctx, over); err == nil || !strings.Contains(err.Error(), "output "+filepath.Join(good, "part-0.csv")+" (of shard "+filepath.Join(good, "part-0.csv")+") is the shard") {
 		t.Errorf("output over the shards: error %v", err)
+	}
+	dl := TransformConfig{Input: Input{Glob: filepath.Join(good, "part-*")}, Model: model, Output: out, DeadLetter: filepath.Join(out, "part-0.csv")}
+	if _, err := TransformPipeline(ctx, dl); err == nil || !strings.Contains(err.Error(), "is the dead-letter file") {
+		t.Errorf("dead-letter file over an output shard: error %v", err)
 	}
 	// Stale: an earlier run's part-7.csv and notes.txt in the output; only
 	// the first looks like an output shard.

@@ -219,28 +219,25 @@ func inputFiles(shards []Shard) map[string]string {
 }
 
 // checkOutput checks, before anything runs, an output file p (what names
-// it; "" passes): not one of inputs (checked for every file system), and
-// on the local file system not a directory and in a directory that
-// exists. The pipeline would otherwise destroy an input, or fail only
-// after reading every shard, naming a temporary file.
-func checkOutput(what, p string, inputs map[string]string) error {
+// it; "" passes): not one of files, the inputs and the outputs checked
+// before it (checked for every file system), and on the local file
+// system not a directory. The pipeline would otherwise destroy an input
+// or another output, or fail only after reading every shard, naming a
+// temporary file. It then adds p to files. (A missing directory is not
+// an error: Beam's local file system creates it.)
+func checkOutput(what, p string, files map[string]string) error {
 	if p == "" {
 		return nil
 	}
-	if in, ok := inputs[canonical(p)]; ok {
-		return fmt.Errorf("%s %s is the %s: writing it would destroy what is read; choose another output", what, p, in)
+	if in, ok := files[canonical(p)]; ok {
+		return fmt.Errorf("%s %s is the %s: writing it would destroy another file of the run; choose another output", what, p, in)
 	}
-	if strings.Contains(p, "://") {
-		return nil
-	}
-	if st, err := os.Stat(p); err == nil && st.IsDir() {
-		return fmt.Errorf("%s %s is a directory; give a file name", what, p)
-	}
-	if dir := filepath.Dir(p); dir != "" {
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return fmt.Errorf("%s %s: directory %s does not exist", what, p, dir)
+	if !strings.Contains(p, "://") {
+		if st, err := os.Stat(p); err == nil && st.IsDir() {
+			return fmt.Errorf("%s %s is a directory; give a file name", what, p)
 		}
 	}
+	files[canonical(p)] = what + " " + p
 	return nil
 }
 

@@ -154,8 +154,9 @@ func TransformPipeline(ctx context.Context, cfg TransformConfig) (*beam.Pipeline
 		}
 		for _, o := range outs {
 			if in, ok := inputs[canonical(o)]; ok {
-				return nil, fmt.Errorf("output %s (of shard %s) is the %s: writing it would destroy what is read; choose another output directory", o, sh.Path, in)
+				return nil, fmt.Errorf("output %s (of shard %s) is the %s: writing it would destroy another file of the run; choose another output directory", o, sh.Path, in)
 			}
+			inputs[canonical(o)] = "output of shard " + sh.Path
 		}
 	}
 	if !cfg.Options.NoLabels && cfg.Options.Classes == nil {

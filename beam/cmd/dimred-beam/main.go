@@ -291,10 +291,19 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx := context.Background()
 	if *fromStats != "" {
-		if in.glob != "" || *statsPath != "" {
-			return usagef("--from-stats fits from the statistics alone: -i and --stats are not taken with it")
+		var shardFlags []string
+		fs.Visit(func(f *flag.Flag) {
+			if shardFlag[f.Name] {
+				shardFlags = append(shardFlags, "--"+f.Name)
+			}
+		})
+		if len(shardFlags) > 0 {
+			return usagef("--from-stats fits from the statistics alone: %s not taken with it (--classes names the classes)", strings.Join(shardFlags, ", "))
 		}
 		cfg := dimredbeam.FitConfig{Method: *name, Params: kv, Dims: *dims, Model: *out}
+		if in.classes != "" {
+			cfg.Options.Classes = strings.Split(in.classes, ",")
+		}
 		if err := dimredbeam.FitStatsFile(ctx, cfg, *fromStats); err != nil {
 			return err
 		}
@@ -321,6 +330,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "fitted %s from statistics of %s%s; model written to %s\n", *name, of, dimsText(*out), *out)
 	return nil
 }
+
+// shardFlag are the flags about reading shards, which fit --from-stats
+// does not take (it reads none).
+var shardFlag = map[string]bool{"i": true, "shard-labels": true, "format-in": true, "label-col": true, "sep": true, "no-labels": true,
+	"no-header": true, "features": true, "chunk": true, "dead-letter": true, "drop": true, "missing": true, "zero-based": true, "stats": true}
 
 // paramMap returns the -p flags as a map.
 func paramMap(params []string) (map[string]string, error) {

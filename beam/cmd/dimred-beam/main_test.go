@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,8 +216,27 @@ func TestCommandHelpAndReports(t *testing.T) {
 	if err := run("fit", []string{"--from-stats", statsPath, "-m", "pca", "-k", "3", "-o", filepath.Join(dir, "pca.json")}, &out, &errb); err != nil || !strings.Contains(out.String(), "fitted pca from the statistics in "+statsPath+" → 3 dimensions") {
 		t.Errorf("--from-stats: %v, %q", err, out.String())
 	}
-	if err := run("fit", []string{"--from-stats", statsPath, "-i", glob, "-m", "pca", "-o", filepath.Join(dir, "pca.json")}, &out, &errb); err == nil || !strings.Contains(err.Error(), "-i and --stats are not taken with it") {
-		t.Errorf("--from-stats with -i: %v", err)
+	for _, bad := range [][]string{{"-i", glob}, {"--no-labels"}, {"--dead-letter", filepath.Join(dir, "x.txt")}} {
+		if err := run("fit", append([]string{"--from-stats", statsPath, "-m", "pca", "-o", filepath.Join(dir, "pca.json")}, bad...), &out, &errb); err == nil || !strings.Contains(err.Error(), bad[0]+" not taken with it") {
+			t.Errorf("--from-stats with %s: %v", bad[0], err)
+		}
+	}
+	// --classes names the classes of a model fitted from statistics.
+	named := filepath.Join(dir, "named.json")
+	if err := run("fit", []string{"--from-stats", statsPath, "-m", "lda", "-o", named, "--classes", "barolo,grignolino,barbera"}, &out, &errb); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pipe, err := method.LoadPipeline(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(pipe.ClassNames, []string{"barolo", "grignolino", "barbera"}) {
+		t.Errorf("--from-stats --classes: class names %v", pipe.ClassNames)
 	}
 	zdir := filepath.Join(dir, "z")
 	if err := os.MkdirAll(zdir, 0o755); err != nil {

@@ -10,7 +10,10 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/dimred/dimred/classify"
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/progress"
 )
@@ -318,5 +321,45 @@ func TestNestedDimsBeyond(t *testing.T) {
 	}
 	if _, err := run(oddDims{}, []int{4}); err == nil || !strings.Contains(err.Error(), `method "m" reaches none of the listed dimensions (4) on fold 1 of 3, inner fold`) {
 		t.Errorf("inner and outer fits disagreeing: error %v", err)
+	}
+}
+
+// With a grid, a point that reaches none of the listed dimensions is
+// compared with the others by its dimension: LPP after a PCA to 2
+// components (2 dimensions) against one to 5 (3 and 4 listed), on three
+// well-separated clusters where every choice has no inner error, ties
+// go to the smaller dimension (2) whichever order the grid lists the
+// points in (the review found the choice followed the grid's order).
+func TestNestedDimsBeyondGridTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	x := mat.NewDense(60, 5, nil)
+	y := make([]int, 60)
+	centre := [3][5]float64{{0, 0, 0, 0, 0}, {40, -10, 25, 5, -30}, {-20, 35, 10, -40, 15}}
+	for i := range y {
+		y[i] = i % 3
+		for j := range 5 {
+			x.Set(i, j, centre[y[i]][j]+rng.NormFloat64())
+		}
+	}
+	ds := &data.Dataset{Name: "separated", X: x, Y: y}
+	p := Protocol{Methods: []NamedMethod{{"lpp", mustMethod(t, "lpp", nil)}}, Classifiers: []classify.Classifier{classify.NCC{}}, Folds: 3, Dims: []int{3, 4}}
+	var chosen [2][]string
+	for i, order := range [][]string{{"5", "2"}, {"2", "5"}} {
+		rep, err := RunNested(ds, p, NestedOptions{InnerFolds: 3, Grid: []GridParam{{Key: "pca", Values: order}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range rep.Results[0].Folds {
+			chosen[i] = append(chosen[i], fmt.Sprintf("%s: dimension %d, pca=%s, %d inner errors", f.Split, f.Dim, f.Params["pca"], f.InnerErrors))
+			if f.Dim == 2 != (f.Params["pca"] == "2") {
+				t.Errorf("grid pca=%v, %s: dimension %d with pca=%s", order, f.Split, f.Dim, f.Params["pca"])
+			}
+		}
+	}
+	if !slices.Equal(chosen[0], chosen[1]) {
+		t.Errorf("the choices depend on the grid's order:\n%s\nagainst\n%s", strings.Join(chosen[0], "\n"), strings.Join(chosen[1], "\n"))
+	}
+	if !slices.ContainsFunc(chosen[0], func(s string) bool { return strings.Contains(s, "dimension 2, pca=2, 0 inner") }) {
+		t.Errorf("no fold ties at 0 inner errors, so the case does not test the tie rule:\n%s", strings.Join(chosen[0], "\n"))
 	}
 }

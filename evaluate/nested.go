@@ -354,8 +354,8 @@ func innerWhere(split string, j, k int) string {
 
 // choice is the (dimension, grid point) chosen on the inner folds and its
 // number of inner errors; pos is the dimension's 1-based position among
-// those evaluated (unitResult.dim).
-type choice struct{ pos, g, miss int }
+// those evaluated, dim the dimension there (unitResult.dim).
+type choice struct{ pos, g, miss, dim int }
 
 // chooseInner returns the (dimension, grid point) with the fewest inner
 // errors of classifier c summed over the k inner folds (unit(j, g) is the
@@ -375,11 +375,14 @@ func chooseInner(points, k, c int, unit func(j, g int) *unitResult) choice {
 			for j := 0; j < k; j++ {
 				miss += unit(j, g).miss[c][pos-1]
 			}
-			// The same position is the same dimension on every fit and
-			// grid point (each list is a prefix of the same one) except
-			// with FullDim, where each grid point has one.
-			if miss < best.miss || (miss == best.miss && pos < best.pos) {
-				best = choice{pos: pos, g: g, miss: miss}
+			// A position is the same dimension on every fit of a grid
+			// point (lists of Protocol.Dims are prefixes of it, and a
+			// point that reaches none of it has its largest dimension on
+			// every fit: sameBeyond), but not across grid points (FullDim,
+			// that largest dimension): ties compare the dimensions.
+			dim := unit(k, g).dim(pos)
+			if miss < best.miss || (miss == best.miss && dim < best.dim) {
+				best = choice{pos: pos, g: g, miss: miss, dim: dim}
 			}
 		}
 	}

@@ -169,8 +169,6 @@ var formatByExt = map[string]string{
 	".mat":      FormatMAT,
 }
 
-// normalizeFormat maps the names accepted by Options.Format to one of the
-// Format* constants.
 // FormatOf returns the format of the input at path: format (Options.Format,
 // any spelling Load takes: "svm" is FormatLIBSVM) when it is set, else
 // the one its extension names (DetectFormat).
@@ -185,6 +183,8 @@ func FormatOf(path, format string) (string, error) {
 	return f, nil
 }
 
+// normalizeFormat maps the names accepted by Options.Format to one of the
+// Format* constants.
 func normalizeFormat(f string) (string, bool) {
 	switch strings.ToLower(f) {
 	case "csv":

@@ -556,7 +556,8 @@ func forEachUnit(ctx context.Context, workers, total int, progress func(done, to
 // commonDims returns the number of dimensions a method (name) was
 // evaluated at on every split (unit(s): its result on split s) and their
 // list (nil: 1..dims): the fewest of any split, for the lists of
-// Protocol.Dims the shortest (each is a prefix of Dims). It is an error
+// Protocol.Dims the shortest (each is a prefix of Dims, or the method's
+// largest dimension alone when it reaches none of them: sameBeyond). It is an error
 // when FullDim evaluated the method at different dimensions on two splits.
 func commonDims(p *Protocol, name string, splits []split, unit func(s int) *unitResult) (int, []int, error) {
 	dims := math.MaxInt

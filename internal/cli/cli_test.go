@@ -189,6 +189,14 @@ func TestEvalDimsList(t *testing.T) {
 			t.Errorf("eval %s: no note that lda was evaluated at 2: %q", nested, errs)
 		}
 	}
+	// Nested with a grid where one value falls back (LPP after a PCA to 2
+	// components) and another reaches the list: the note names the grid
+	// values, not the method as a whole (the review found it said "does
+	// not reach" from the best grid point alone).
+	st, _, errs = run(t, "eval", "-i", "builtin:wine", "-m", "lpp", "-c", "ncc", "--dims", "3,5", "--nested", "--cv", "3", "--inner-folds", "3", "--grid", "lpp.pca=2,10", "--quiet")
+	if st != 0 || !strings.Contains(errs, "eval: lpp does not reach dimension 3,5 of --dims with some grid values (they give 2); those are evaluated at 2") {
+		t.Errorf("nested grid with a falling-back value: status %d, %q", st, errs)
+	}
 	for _, tc := range []struct {
 		args []string
 		want string
@@ -760,7 +768,11 @@ func TestReproduceFilterNotes(t *testing.T) {
 		t.Errorf("no filter: %q", got)
 	}
 	none := []*reproduce.Outcome{{Experiment: "x", Tables: []reproduce.TableResult{{Keys: []string{"dataset", "method"}}}}}
-	if got := filterNotes([]string{"Nope"}, []string{"GDA"}, none); !slices.Equal(got, []string{"no table cell ran: --datasets Nope and -m GDA select nothing in the experiments run"}) {
+	if got := filterNotes([]string{"Nope"}, []string{"GDA"}, none); !slices.Equal(got, []string{"no table cell ran: --datasets Nope and -m GDA left nothing to run in the experiments' tables"}) {
 		t.Errorf("nothing ran: %q", got)
+	}
+	figure := []*reproduce.Outcome{{Experiment: "seed001-orl"}}
+	if got := filterNotes([]string{"Wine"}, nil, figure); got != nil {
+		t.Errorf("a figure experiment alone: %q; want no note (--datasets does not apply to it)", got)
 	}
 }

@@ -149,18 +149,26 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		mins := make([]evaluate.Result, len(rep.Results))
-		for i, r := range rep.Results {
-			mins[i] = r.MinOverDims
+		var names []string
+		dims := map[string][][]int{}
+		for _, r := range rep.Results {
+			if _, seen := dims[r.Method]; !seen {
+				names = append(names, r.Method)
+			}
+			dims[r.Method] = append(dims[r.Method], r.MinOverDims.Dims)
+			for _, f := range r.Folds {
+				dims[r.Method] = append(dims[r.Method], f.Dims)
+			}
 		}
-		noteUnreachedDims(e, proto.Dims, mins)
+		noteUnreachedDims(e, proto.Dims, names, dims)
 		return evaluate.WriteNested(e.stdout, rep, *format)
 	}
 	rep, err := evaluate.Run(ds, proto)
 	if err != nil {
 		return err
 	}
-	noteUnreachedDims(e, proto.Dims, rep.Results)
+	names, dims := evaluatedDims(rep.Results)
+	noteUnreachedDims(e, proto.Dims, names, dims)
 	if err := evaluate.Write(e.stdout, rep, *format); err != nil {
 		return err
 	}
@@ -176,31 +184,51 @@ func runEval(e *env, args []string) error {
 
 // noteUnreachedDims says on stderr which dimensions of --dims a method
 // does not reach (3 for LDA on three classes): its dims column shows them
-// missing, which is easy to miss. A method that reaches none of them is
-// evaluated at its largest dimension instead (evaluate.Protocol.Dims).
-func noteUnreachedDims(e *env, want []int, results []evaluate.Result) {
+// missing, which is easy to miss. A fit that reaches none of them is
+// evaluated at its largest dimension instead (evaluate.Protocol.Dims),
+// which the note names. evaluated lists, per method in order, the
+// dimension lists its results were evaluated at (nested CV: every
+// fold's and the minimum over dimensions', over every grid point).
+func noteUnreachedDims(e *env, want []int, methods []string, evaluated map[string][][]int) {
 	if len(want) == 0 {
 		return
 	}
-	seen := map[string]bool{}
-	for _, r := range results {
-		if seen[r.Method] {
-			continue
-		}
-		seen[r.Method] = true
+	for _, name := range methods {
 		var missing []string
 		for _, k := range want {
-			if !slices.Contains(r.Dims, k) {
+			if !slices.ContainsFunc(evaluated[name], func(l []int) bool { return slices.Contains(l, k) }) {
 				missing = append(missing, strconv.Itoa(k))
 			}
 		}
+		var instead []string // the largest dimensions of fits that reached none
+		for _, l := range evaluated[name] {
+			if d := strconv.Itoa(l[0]); len(l) == 1 && !slices.Contains(want, l[0]) && !slices.Contains(instead, d) {
+				instead = append(instead, d)
+			}
+		}
 		switch {
-		case len(missing) == len(want) && len(r.Dims) == 1:
-			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives %d); evaluated at %d instead\n", r.Method, strings.Join(missing, ","), r.Dims[0], r.Dims[0])
+		case len(instead) > 0 && len(missing) == len(want):
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives %s); evaluated at %s instead\n", name, strings.Join(missing, ","), strings.Join(instead, ","), strings.Join(instead, ","))
+		case len(instead) > 0:
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims with some grid values (they give %s); those are evaluated at %s\n", name, evaluate.DimsText(want), strings.Join(instead, ","), strings.Join(instead, ","))
 		case len(missing) > 0:
-			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", r.Method, strings.Join(missing, ","))
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", name, strings.Join(missing, ","))
 		}
 	}
+}
+
+// evaluatedDims returns, per method, the dimension lists of a report's
+// results (noteUnreachedDims).
+func evaluatedDims(results []evaluate.Result) ([]string, map[string][][]int) {
+	var names []string
+	m := map[string][][]int{}
+	for _, r := range results {
+		if _, seen := m[r.Method]; !seen {
+			names = append(names, r.Method)
+		}
+		m[r.Method] = append(m[r.Method], r.Dims)
+	}
+	return names, m
 }
 
 // gridParams routes the --grid flags among the methods named on -m as -p

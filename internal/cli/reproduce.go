@@ -145,8 +145,9 @@ func runReproduce(e *env, args []string) error {
 // compares AQMIDA with PCA and LDA whatever -m says).
 func filterNotes(datasets, methods []string, outs []*reproduce.Outcome) []string {
 	var notes []string
-	ran := 0
+	ran, tables := 0, 0
 	for _, o := range outs {
+		tables += len(o.Tables)
 		for _, t := range o.Tables {
 			for _, c := range t.Cells {
 				if c.Ran {
@@ -155,8 +156,8 @@ func filterNotes(datasets, methods []string, outs []*reproduce.Outcome) []string
 			}
 		}
 	}
-	if ran == 0 && len(outs) > 0 && (len(datasets) > 0 || len(methods) > 0) {
-		return []string{fmt.Sprintf("no table cell ran: %s select nothing in the experiments run", filterText(datasets, methods))}
+	if ran == 0 && tables > 0 && (len(datasets) > 0 || len(methods) > 0) { // figures alone have no cells to select
+		return []string{fmt.Sprintf("no table cell ran: %s left nothing to run in the experiments' tables", filterText(datasets, methods))}
 	}
 	for _, f := range []struct {
 		flag, key string

@@ -771,6 +771,10 @@ func TestReproduceFilterNotes(t *testing.T) {
 	if got := filterNotes([]string{"Nope"}, []string{"GDA"}, none); !slices.Equal(got, []string{"no table cell ran: --datasets Nope and -m GDA left nothing to run in the experiments' tables"}) {
 		t.Errorf("nothing ran: %q", got)
 	}
+	curve := []*reproduce.Outcome{{Experiment: "seed001-letter", Tables: []reproduce.TableResult{{Keys: []string{"method", "features"}, Cells: []reproduce.Cell{{Keys: []string{"lda", "1"}, Ran: true}}}}}}
+	if got := filterNotes([]string{"Wine"}, nil, curve); !slices.Equal(got, []string{"--datasets does not apply to seed001-letter (its tables have no dataset column)"}) {
+		t.Errorf("a table without a dataset column: %q", got)
+	}
 	figure := []*reproduce.Outcome{{Experiment: "seed001-orl"}}
 	if got := filterNotes([]string{"Wine"}, nil, figure); got != nil {
 		t.Errorf("a figure experiment alone: %q; want no note (--datasets does not apply to it)", got)

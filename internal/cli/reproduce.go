@@ -172,6 +172,9 @@ func filterNotes(datasets, methods []string, outs []*reproduce.Outcome) []string
 		}
 		have := map[string]string{}
 		for _, o := range outs {
+			if len(o.Tables) > 0 && !slices.ContainsFunc(o.Tables, func(t reproduce.TableResult) bool { return slices.Contains(t.Keys, f.key) }) {
+				notes = append(notes, fmt.Sprintf("%s does not apply to %s (its tables have no %s column)", f.flag, o.Experiment, f.key))
+			}
 			var outside []string
 			for _, t := range o.Tables {
 				for _, c := range t.Cells {
@@ -195,7 +198,7 @@ func filterNotes(datasets, methods []string, outs []*reproduce.Outcome) []string
 				miss = append(miss, n)
 			}
 		}
-		if len(miss) > 0 {
+		if len(miss) > 0 && len(have) > 0 {
 			all := slices.Sorted(maps.Values(have))
 			if len(all) > 30 {
 				all = append(all[:30], "…")

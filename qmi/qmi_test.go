@@ -195,7 +195,10 @@ func TestSilvermanAndErrors(t *testing.T) {
 
 // Widths whose window leaves the floating-point range gave NaN, all-zero
 // terms or a message about "sigma=auto" (the library audit): now errors
-// that name σ.
+// that name σ; a σ whose windows of distinct rows do not overlap is an
+// error (its terms followed from n alone: a 10 000-row user got
+// V_ALL = V_BTW); a normaliser outside the range gives the terms
+// relative to it, equal to the sums computed here by brute force (1e-12).
 func TestScoreWidthsOutOfRange(t *testing.T) {
 	z := mat.NewDense(10, 400, nil)
 	for i := 0; i < 10; i++ {
@@ -208,13 +211,42 @@ func TestScoreWidthsOutOfRange(t *testing.T) {
 		sigma float64
 		want  string
 	}{
-		{0.01, "(4πσ²)^(−d/2) is +Inf for σ = 0.01 in d = 400"},
-		{10, "(4πσ²)^(−d/2) is 0 for σ = 10 in d = 400"},
+		{0.01, "σ = 0.01 is too small for these rows"},
 		{1e300, "sigma = 1e+300; the window's 1/(4σ²) = 0"},
 		{1e-300, "sigma = 1e-300; the window's 1/(4σ²) = +Inf"},
 	} {
 		if _, err := Score(z, y, c.sigma); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("σ = %g: %v, want %q", c.sigma, err, c.want)
+		}
+	}
+	const sigma = 10 // (4πσ²)^(−200) = 10^-620
+	got, err := Score(z, y, sigma)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, all, btw float64
+	for j := 0; j < 10; j++ {
+		for k := 0; k < 10; k++ {
+			d2 := 0.0
+			for c := 0; c < 400; c++ {
+				d := z.At(j, c) - z.At(k, c)
+				d2 += d * d
+			}
+			g := math.Exp(-d2 / (4 * sigma * sigma))
+			all += g
+			if y[j] == y[k] {
+				in += g
+			}
+			btw += 5 * g // J_c = 5 for both classes
+		}
+	}
+	want := Terms{In: in / 100, All: all * 50 / 1e4, Btw: btw / 1e3}
+	if !got.Relative || math.Abs(got.Log10Norm-(-200*math.Log10(4*math.Pi*100))) > 1e-9 {
+		t.Errorf("σ = 10: Relative %v, log₁₀ normaliser %v; want true, %v", got.Relative, got.Log10Norm, -200*math.Log10(4*math.Pi*100))
+	}
+	for _, c := range [][2]float64{{got.In, want.In}, {got.All, want.All}, {got.Btw, want.Btw}, {got.QMI, want.In + want.All - 2*want.Btw}, {got.Overlap, (all - 10) / 10}} {
+		if math.Abs(c[0]-c[1]) > 1e-12*math.Abs(c[1])+1e-15 {
+			t.Errorf("σ = 10, relative terms: %v, brute force %v", c[0], c[1])
 		}
 	}
 }

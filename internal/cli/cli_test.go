@@ -780,3 +780,32 @@ func TestReproduceFilterNotes(t *testing.T) {
 		t.Errorf("a figure experiment alone: %q; want no note (--datasets does not apply to it)", got)
 	}
 }
+
+// score of wide rows, whose default width makes the Parzen normaliser
+// underflow (a 10 000-row user: MNIST's 784 columns failed on score's
+// own σ), prints the terms relative to it and says so; a σ too small for
+// the rows' distances is an error naming σ.
+func TestScoreWideRows(t *testing.T) {
+	var b strings.Builder
+	for j := 0; j < 400; j++ {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("label\n")
+	for i := 0; i < 40; i++ {
+		for j := 0; j < 400; j++ {
+			fmt.Fprintf(&b, "%d,", (i*7919+j*104729+i*j*31)%1009+(i%2)*300) // no two rows alike
+		}
+		fmt.Fprintf(&b, "%d\n", i%2)
+	}
+	f := write(t, "wide.csv", b.String())
+	st, out, errs := run(t, "score", "-i", f)
+	if st != 0 || !strings.Contains(out, "relative to the Parzen normaliser (4πσ²)^(−d/2) = 10^") || !strings.Contains(out, "; half the median distance, as Silverman's rule") {
+		t.Errorf("wide rows: status %d\n%s%s", st, out, errs)
+	}
+	if st, out, _ := run(t, "score", "-i", f, "--sigma", "3"); st != 0 || !strings.Contains(out, "sigma is small for these rows' distances") {
+		t.Errorf("--sigma 3 (windows hardly overlap): status %d, want a note\n%s", st, out)
+	}
+	if st, _, errs := run(t, "score", "-i", f, "--sigma", "0.01"); st != 1 || !strings.Contains(errs, "σ = 0.01 is too small for these rows") {
+		t.Errorf("--sigma 0.01: status %d, %q", st, errs)
+	}
+}

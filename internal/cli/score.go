@@ -1,10 +1,12 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/method"
 	"github.com/dimred/dimred/preprocess"
 	"github.com/dimred/dimred/qmi"
@@ -83,6 +85,20 @@ func runScore(e *env, args []string) error {
 		}
 	}
 	t, err := qmi.Score(z, y, s)
+	widthNote := ""
+	if (errors.Is(err, qmi.ErrWindowTooSmall) || (err == nil && t.Overlap < 1)) && *sigma == 0 {
+		// Silverman's rule shrinks little with the dimension while the
+		// distances grow as √d: on 784 MNIST columns its windows do not
+		// overlap. Half the median distance gives the median pair an
+		// overlap of exp(−1).
+		med, merr := kernel.MedianDistance(z, 2000)
+		if merr != nil {
+			return err
+		}
+		widthNote = fmt.Sprintf("; half the median distance, as Silverman's rule (%.3g) is too small for these rows", s)
+		s = med / 2
+		t, err = qmi.Score(z, y, s)
+	}
 	if err != nil {
 		return err
 	}
@@ -91,7 +107,13 @@ func runScore(e *env, args []string) error {
 	if all > 0 {
 		rows = fmt.Sprintf("%d labelled (of %d; the unlabelled ones left out)", r, all)
 	}
-	e.printf("rows %s, dimensions %d, sigma %.6g (standardized: %v)\n", rows, c, t.Sigma, *standardize)
+	e.printf("rows %s, dimensions %d, sigma %.6g%s (standardized: %v)\n", rows, c, t.Sigma, widthNote, *standardize)
 	e.printf("V_IN  %.6g\nV_ALL %.6g\nV_BTW %.6g\nQMI   %.6g\n", t.In, t.All, t.Btw, t.QMI)
+	if t.Overlap < 1 {
+		e.printf("(a row's window overlaps the others' by %.3g against 1 with itself: sigma is small for these rows' distances, and the terms are mostly self-similarity)\n", t.Overlap)
+	}
+	if t.Relative {
+		e.printf("(relative to the Parzen normaliser (4πσ²)^(−d/2) = 10^%.1f, outside the floating-point range: comparable between embeddings of the same dimension and sigma)\n", t.Log10Norm)
+	}
 	return nil
 }

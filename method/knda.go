@@ -9,6 +9,7 @@ import (
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/param"
+	"github.com/dimred/dimred/progress"
 )
 
 // Defaults of KNDA/DNDA.
@@ -182,11 +183,14 @@ func (m NDA) Graphs(metric graph.Metric, y []int) (within, between *graph.Graph,
 		return nil, nil, 0, err
 	}
 	eps = m.Eps
+	n := len(y)
 	if eps == 0 {
+		progress.Step(m.ctx(), n, "between-class ε: the default from each row's %d nearest rows of other classes (%d rows)", m.EpsK, n)
 		if eps, err = graph.DefaultBetweenEpsContext(m.ctx(), metric, y, m.EpsK, m.Search); err != nil {
 			return nil, nil, 0, err
 		}
 	}
+	progress.Step(m.ctx(), n, "within-class %d-NN and between-class ε-graphs of %d rows", m.K, n)
 	within, err = graph.Neighbourhood{K: m.K, Supervision: graph.InClass, Labels: y,
 		Weights: graph.Weights{Kind: graph.Constant}, Search: m.Search, Context: m.ctx()}.Build(metric)
 	if err != nil {

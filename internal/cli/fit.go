@@ -187,6 +187,11 @@ func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string
 	if r >= 2000 {
 		prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", name, r, c, scale, gib(est))
 	}
+	if name == "kpca" && dims == 0 && r >= 5000 && kv["space"] != method.SpaceNystrom {
+		// KPCA's default keeps every direction (as scikit-learn's
+		// KernelPCA): a full n×n eigendecomposition and an n×n model.
+		prog.note("kpca keeps all %d directions by default: a full eigendecomposition (minutes at 10 000 rows) and a model of %s; -k 50 computes 50 by Lanczos in seconds", r-1, gib(int64(r)*int64(r)*8))
+	}
 	avail := availableMemory()
 	w := memoryWarning(info, kv, r, est, avail)
 	if w != "" && est > avail && !force {

@@ -319,13 +319,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	counts, err := dimredbeam.RunCounts(ctx, p)
+	of, err := runDescribed(ctx, p, input.Glob, *name)
 	if err != nil {
 		return err
-	}
-	of := input.Glob
-	if counts.Known {
-		of = fmt.Sprintf("%s (%s)", input.Glob, rowsText(counts, *name))
 	}
 	fmt.Fprintf(stdout, "fitted %s from statistics of %s%s; model written to %s\n", *name, of, dimsText(*out), *out)
 	return nil
@@ -365,6 +361,21 @@ func dimsText(path string) string {
 		return " → 1 dimension"
 	}
 	return fmt.Sprintf(" → %d dimensions", m.Dims())
+}
+
+// runDescribed runs the pipeline p over the shards of glob and returns
+// glob with what the run read ("part-*.csv (178 rows, …)"; rowsText),
+// or glob alone when the runner reports no metrics. name is the method
+// of a fit ("": a transform, whose unlabelled rows are not left out).
+func runDescribed(ctx context.Context, p *beam.Pipeline, glob, name string) (string, error) {
+	counts, err := dimredbeam.RunCounts(ctx, p)
+	if err != nil || !counts.Known {
+		return glob, err
+	}
+	if name == "" {
+		counts.Unlabelled = 0
+	}
+	return fmt.Sprintf("%s (%s)", glob, rowsText(counts, name)), nil
 }
 
 // rowsText says how many rows a pipeline read: "178 rows", with the
@@ -416,13 +427,9 @@ func runTransform(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	counts, err := dimredbeam.RunCounts(ctx, p)
+	of, err := runDescribed(ctx, p, input.Glob, "")
 	if err != nil {
 		return err
-	}
-	of := input.Glob
-	if counts.Known {
-		of = fmt.Sprintf("%s (%s)", input.Glob, rowsText(dimredbeam.Counts{Rows: counts.Rows, Bad: counts.Bad}, ""))
 	}
 	fmt.Fprintf(stdout, "transformed %s with %s; output shards written to %s\n", of, *model, *out)
 	if len(stale) > 0 {

@@ -236,6 +236,17 @@ func checkOutput(what, p string, files map[string]string) error {
 		if st, err := os.Stat(p); err == nil && st.IsDir() {
 			return fmt.Errorf("%s %s is a directory; give a file name", what, p)
 		}
+		// A directory that exists must take a new file (the output is
+		// written to a temporary name beside it, then renamed); one that
+		// does not is created by the file system.
+		if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
+			f, err := os.CreateTemp(filepath.Dir(p), ".dimred-beam-probe-*")
+			if err != nil {
+				return fmt.Errorf("%s %s: cannot write in its directory: %w", what, p, err)
+			}
+			f.Close()
+			os.Remove(f.Name())
+		}
 	}
 	files[canonical(p)] = what + " " + p
 	return nil

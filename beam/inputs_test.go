@@ -63,6 +63,7 @@ func TestFitChecksShards(t *testing.T) {
 		{"statistics over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, Stats: filepath.Join(good, "part-2.csv")}, "statistics file " + filepath.Join(good, "part-2.csv") + " is the shard " + filepath.Join(good, "part-2.csv")},
 		{"dead letters over a shard", FitConfig{Input: glob(good), Method: "pca", Model: model, DeadLetter: filepath.Join(good, "part-1.csv.gz")}, "dead-letter file " + filepath.Join(good, "part-1.csv.gz") + " is the shard"},
 		{"statistics over the model", FitConfig{Input: glob(good), Method: "pca", Model: model, Stats: model}, "statistics file " + model + " is the model file " + model},
+		{"model below a file", FitConfig{Input: glob(good), Method: "pca", Model: filepath.Join(good, "part-0.csv", "m.json")}, filepath.Join(good, "part-0.csv") + " is a file, not a directory"},
 		{"model where no file can be made", FitConfig{Input: glob(good), Method: "pca", Model: "/proc/m.json"}, "model file /proc/m.json: cannot write in its directory"}, // Linux: /proc takes no new files, even as root
 		{"statistics of a Nyström fit", FitConfig{Input: glob(good), Method: "kpca", Params: map[string]string{"space": "nystrom", "sigma": "100", "landmarks": "20"}, Model: model, Stats: filepath.Join(out, "k.stats")}, "cannot be fitted again without the landmarks"},
 	} {

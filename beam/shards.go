@@ -238,7 +238,19 @@ func checkOutput(what, p string, files map[string]string) error {
 		}
 		// A directory that exists must take a new file (the output is
 		// written to a temporary name beside it, then renamed); one that
-		// does not is created by the file system.
+		// does not is created by the file system, unless a file stands
+		// where one of its directories would be.
+		for dir := filepath.Dir(p); ; dir = filepath.Dir(dir) {
+			if st, err := os.Stat(dir); err == nil {
+				if !st.IsDir() {
+					return fmt.Errorf("%s %s: %s is a file, not a directory", what, p, dir)
+				}
+				break
+			}
+			if dir == filepath.Dir(dir) {
+				break
+			}
+		}
 		if st, err := os.Stat(filepath.Dir(p)); err == nil && st.IsDir() {
 			f, err := os.CreateTemp(filepath.Dir(p), ".dimred-beam-probe-*")
 			if err != nil {

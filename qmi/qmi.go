@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -49,8 +50,9 @@ type Terms struct {
 	// Embeddings of the same d and σ still compare by them.
 	Relative  bool
 	Log10Norm float64 // log₁₀ (4πσ²)^(−d/2), always set
-	// Overlap is the mean over the rows of Σ_{k≠j} exp(−‖zⱼ−zₖ‖²/(4σ²)),
-	// how much a row's window overlaps the others' against its own 1:
+	// Overlap is the mean over the rows of Σ exp(−‖zⱼ−zₖ‖²/(4σ²)) over
+	// the rows k distinct from zⱼ (duplicates of a row left out with
+	// itself), how much a row's window overlaps the others' against 1:
 	// below 1 the estimate is mostly the rows' self-similarity, a σ
 	// small for the rows' distances (Silverman's width on 784
 	// standardized MNIST columns: 0.001).
@@ -81,8 +83,13 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 	y, _ = data.DenseLabels(y) // I_Q does not depend on the label values
 	counts := data.ClassCounts(y)
 	nc := len(counts)
-	// rowSums[i*nc + c] = Σ_{yₖ=c} exp(−‖zᵢ−zₖ‖²/(4σ²)).
+	// rowSums[i*nc + c] = Σ_{yₖ=c} exp(−‖zᵢ−zₖ‖²/(4σ²)); same[i] sums
+	// the pairs of row i with itself and the rows equal to it, which
+	// Overlap leaves out (their values are 1 up to the rounding of the
+	// blocked distances, which a narrow σ magnifies: compared by the
+	// rows, not the values).
 	rowSums := make([]float64, n*nc)
+	same := make([]float64, n)
 	k := kernel.Kernel{Type: "rbf", Gamma: 1 / (4 * sigma * sigma)}
 	const block = 128
 	var gerr error
@@ -97,6 +104,9 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 			s := rowSums[i*nc : (i+1)*nc]
 			for j, v := range g.RawRowView(i - lo) {
 				s[y[j]] += v
+				if j == i || (v > 0.5 && slices.Equal(z.RawRowView(i), z.RawRowView(j))) {
+					same[i] += v
+				}
 			}
 		}
 	})
@@ -123,20 +133,26 @@ func Score(z *mat.Dense, y []int, sigma float64) (Terms, error) {
 		all += tot
 		btw += float64(counts[y[i]]) * tot
 	}
-	// Σⱼ Σₖ exp(·) holds the n self terms exp(0) = 1: when the other
-	// pairs add almost nothing, σ is too small for the rows' distances:
-	// every term follows from n and the class counts, whatever the
-	// embedding. (Terms.Overlap says how far from that a σ is.)
-	off := all - fn
+	// Σⱼ Σₖ exp(·) holds the n self terms exp(0) = 1 (and those of rows
+	// that coincide): when the pairs of distinct rows add almost nothing,
+	// σ is too small for the rows' distances: every term follows from n,
+	// the duplicates and the class counts, whatever the embedding.
+	// (Terms.Overlap says how far from that a σ is.)
+	selfSum := 0.0
+	for _, v := range same {
+		selfSum += v
+	}
+	off := max(all-selfSum, 0)
 	if off <= 1e-9*fn {
-		return Terms{}, fmt.Errorf("qmi: σ = %g is too small for these rows: the windows of distinct rows overlap by %.3g in all (exp(−‖zᵢ−zⱼ‖²/(4σ²)) summed over the pairs), against %g for the rows with themselves, so the estimate would not depend on the embedding; give a larger σ (comparable to the distances between rows): %w", sigma, max(off, 0), fn, ErrWindowTooSmall)
+		return Terms{}, fmt.Errorf("qmi: σ = %g is too small for these rows: the windows of distinct rows overlap by %.3g in all (exp(−‖zᵢ−zⱼ‖²/(4σ²)) summed over the pairs), against %.3g for the rows with themselves (and their duplicates), so the estimate would not depend on the embedding; give a larger σ (comparable to the distances between rows): %w", sigma, off, selfSum, ErrWindowTooSmall)
 	}
 	log10Norm := -float64(d) / 2 * math.Log10(4*math.Pi*sigma*sigma)
 	norm := math.Pow(4*math.Pi*sigma*sigma, -float64(d)/2)
 	t := Terms{Sigma: sigma, Log10Norm: log10Norm, Overlap: off / fn}
-	if norm == 0 || math.IsInf(norm, 0) || log10Norm < -300 {
+	if norm == 0 || math.IsInf(norm, 0) || math.Abs(log10Norm) > 300 {
 		// (4πσ²)^(−d/2) leaves the floating-point range (or its
-		// products would): the terms are given relative to it.
+		// products with the sums would, at 10^±300): the terms are
+		// given relative to it.
 		norm, t.Relative = 1, true
 	}
 	t.In = norm * in / (fn * fn)

@@ -1,6 +1,7 @@
 package qmi
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -248,5 +249,41 @@ func TestScoreWidthsOutOfRange(t *testing.T) {
 		if math.Abs(c[0]-c[1]) > 1e-12*math.Abs(c[1])+1e-15 {
 			t.Errorf("σ = 10, relative terms: %v, brute force %v", c[0], c[1])
 		}
+	}
+}
+
+// The review's two holes: a normaliser near the top of the range
+// (10^305) overflowed the products to Inf and NaN; rows that come in
+// duplicate pairs counted each other as overlap, so a σ far below their
+// distances was neither refused nor noted.
+func TestScoreNearOverflowAndDuplicates(t *testing.T) {
+	z := mat.NewDense(100, 678, nil)
+	for i := 0; i < 100; i++ {
+		for j := 0; j < 678; j++ {
+			z.Set(i, j, 0.001*float64((i*7919+j*104729)%1009)/1009)
+		}
+	}
+	y := make([]int, 100)
+	for i := range y {
+		y[i] = i % 2
+	}
+	got, err := Score(z, y, 0.1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Relative || got.Log10Norm < 300 || math.IsInf(got.QMI, 0) || math.IsNaN(got.QMI) || math.IsInf(got.In, 0) {
+		t.Errorf("normaliser 10^%.1f: Relative %v, QMI %v, V_IN %v; want finite terms relative to it", got.Log10Norm, got.Relative, got.QMI, got.In)
+	}
+	dup := mat.NewDense(100, 2, nil)
+	ydup := make([]int, 100)
+	for i := 0; i < 100; i++ {
+		dup.Set(i, 0, 100*float64(i/2)) // rows 2i and 2i+1 coincide
+		ydup[i] = (i / 2) % 2
+	}
+	if _, err := Score(dup, ydup, 1e-4); !errors.Is(err, ErrWindowTooSmall) {
+		t.Errorf("duplicate pairs 100 apart, σ = 1e-4: error %v, want ErrWindowTooSmall", err)
+	}
+	if got, err := Score(dup, ydup, 60); err != nil || got.Overlap < 0.5 {
+		t.Errorf("duplicate pairs, σ = 60: overlap %v (%v); want the distinct rows' windows to overlap", got.Overlap, err)
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -227,7 +228,7 @@ func runCluster(e *env, args []string) error {
 	nc.Context = ctx
 	if m != nil {
 		r, c := x.Dims()
-		if err := e.announceFit("cluster", prog, *name, kv, r, c, *dims, *scale, *force); err != nil {
+		if err := e.announceFit("cluster", prog, *name, kv, r, c, cmp.Or(*dims, nc.K), *scale, *force); err != nil { // --dims 0: k dimensions (embedForClustering)
 			return err
 		}
 		if x, err = embedForClustering(method.WithContext(m, ctx), x, ds.Y, *dims, nc.K); err != nil {

@@ -149,18 +149,15 @@ func runEval(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		var names []string
-		dims := map[string][][]int{}
+		var results []evaluate.Result // the dimensions reported: the minimum's and every fold's
 		for _, r := range rep.Results {
-			if _, seen := dims[r.Method]; !seen {
-				names = append(names, r.Method)
-			}
-			dims[r.Method] = append(dims[r.Method], r.MinOverDims.Dims)
+			results = append(results, r.MinOverDims)
 			for _, f := range r.Folds {
-				dims[r.Method] = append(dims[r.Method], f.Dims)
+				results = append(results, evaluate.Result{Method: r.Method, Dims: f.Dims})
 			}
 		}
-		noteUnreachedDims(e, proto.Dims, names, dims)
+		names, dims := evaluatedDims(results)
+		noteUnreachedDims(e, proto.Dims, names, dims, len(gps) > 0)
 		return evaluate.WriteNested(e.stdout, rep, *format)
 	}
 	rep, err := evaluate.Run(ds, proto)
@@ -168,7 +165,7 @@ func runEval(e *env, args []string) error {
 		return err
 	}
 	names, dims := evaluatedDims(rep.Results)
-	noteUnreachedDims(e, proto.Dims, names, dims)
+	noteUnreachedDims(e, proto.Dims, names, dims, false)
 	if err := evaluate.Write(e.stdout, rep, *format); err != nil {
 		return err
 	}
@@ -188,8 +185,9 @@ func runEval(e *env, args []string) error {
 // evaluated at its largest dimension instead (evaluate.Protocol.Dims),
 // which the note names. evaluated lists, per method in order, the
 // dimension lists its results were evaluated at (nested CV: every
-// fold's and the minimum over dimensions', over every grid point).
-func noteUnreachedDims(e *env, want []int, methods []string, evaluated map[string][][]int) {
+// fold's and the minimum over dimensions'); with grid, those are of the
+// grid values chosen, which the note says.
+func noteUnreachedDims(e *env, want []int, methods []string, evaluated map[string][][]int, grid bool) {
 	if len(want) == 0 {
 		return
 	}
@@ -206,13 +204,17 @@ func noteUnreachedDims(e *env, want []int, methods []string, evaluated map[strin
 				instead = append(instead, d)
 			}
 		}
+		who := name
+		if grid { // what is reported: the grid values chosen; others may reach the list
+			who += " at the grid values chosen"
+		}
 		switch {
 		case len(instead) > 0 && len(missing) == len(want):
-			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives %s); evaluated at %s instead\n", name, strings.Join(missing, ","), strings.Join(instead, ","), strings.Join(instead, ","))
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives %s); evaluated at %s instead\n", who, strings.Join(missing, ","), strings.Join(instead, ","), strings.Join(instead, ","))
 		case len(instead) > 0:
 			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims with some grid values (they give %s); those are evaluated at %s\n", name, evaluate.DimsText(want), strings.Join(instead, ","), strings.Join(instead, ","))
 		case len(missing) > 0:
-			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", name, strings.Join(missing, ","))
+			fmt.Fprintf(e.stderr, "eval: %s does not reach dimension %s of --dims (it gives fewer); not evaluated there\n", who, strings.Join(missing, ","))
 		}
 	}
 }

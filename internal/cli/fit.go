@@ -187,20 +187,39 @@ func (e *env) announceFit(cmd string, prog *progress, name string, kv map[string
 	if r >= 2000 {
 		prog.note("fitting %s on %d rows × %d features (--scale %s), about %s (estimate)", name, r, c, scale, gib(est))
 	}
-	if name == "kpca" && dims == 0 && r >= 5000 && kv["space"] != method.SpaceNystrom {
+	if cmd == "fit" && name == "kpca" && dims == 0 && r >= 5000 && kv["space"] != method.SpaceNystrom {
 		// KPCA's default keeps every direction (as scikit-learn's
 		// KernelPCA): a full n×n eigendecomposition and an n×n model.
 		prog.note("kpca keeps all %d directions by default: a full eigendecomposition (minutes at 10 000 rows) and a model of %s; -k 50 computes 50 by Lanczos in seconds", r-1, gib(int64(r)*int64(r)*8))
 	}
 	avail := availableMemory()
-	w := memoryWarning(info, kv, r, est, avail)
-	if w != "" && est > avail && !force {
-		return fmt.Errorf("%s; refused, as it would be killed or swap after minutes of work: give --force to try anyway", strings.Replace(w, "more than 80 % of", "more than", 1))
+	if err := memoryRefusal(info, kv, r, est, avail, force); err != nil {
+		return err
 	}
-	if w != "" {
+	if w := memoryWarning(info, kv, r, est, avail); w != "" {
 		fmt.Fprintf(e.stderr, "dimred %s: warning: %s\n", cmd, w)
 	}
 	return nil
+}
+
+// memoryRefusal refuses a fit of info on n rows estimated at est bytes
+// above all the avail bytes available (0: unknown, never refused),
+// unless force, naming the Nyström space for a kernel method in another
+// space and --force.
+func memoryRefusal(info method.Info, kv map[string]string, n int, est, avail int64, force bool) error {
+	if avail <= 0 || est <= avail || force {
+		return nil
+	}
+	return fmt.Errorf("%s on %d rows may need about %s, more than the %s available%s; refused, as it would be killed or swap after minutes of work: give --force to try anyway", info.Name, n, gib(est), gib(avail), nystromHint(info, kv))
+}
+
+// nystromHint is the way out of an n×n fit for a kernel method outside
+// the Nyström space ("" for the others).
+func nystromHint(info method.Info, kv map[string]string) string {
+	if kv["space"] != method.SpaceNystrom && slices.ContainsFunc(info.Params, func(p method.Param) bool { return p.Name == "space" }) {
+		return " (-p space=nystrom -p landmarks=M needs O(n·M))"
+	}
+	return ""
 }
 
 // memoryWarning returns a warning when a fit of info on n rows, estimated
@@ -211,11 +230,7 @@ func memoryWarning(info method.Info, kv map[string]string, n int, est, avail int
 	if avail <= 0 || est <= avail*8/10 {
 		return ""
 	}
-	hint := ""
-	if kv["space"] != method.SpaceNystrom && slices.ContainsFunc(info.Params, func(p method.Param) bool { return p.Name == "space" }) {
-		hint = " (-p space=nystrom -p landmarks=M needs O(n·M))"
-	}
-	return fmt.Sprintf("%s on %d rows may need about %s, more than 80 %% of the %s available%s", info.Name, n, gib(est), gib(avail), hint)
+	return fmt.Sprintf("%s on %d rows may need about %s, more than 80 %% of the %s available%s", info.Name, n, gib(est), gib(avail), nystromHint(info, kv))
 }
 
 // streamFit fits a method from statistics accumulated over chunks of the
@@ -366,7 +381,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
-	e.status(out, "fitted %s from statistics of the Nyström features of %s (%s in three passes, %s, %s, %s) → %s; model written to %s\n", name, path, nOf(n, "row"), nOf(d, "feature"), nOf(len(rows), "landmark"), nOf(ms.Dim(), "feature column"), nOf(fitted.Dims(), "dimension"), out)
+	e.status(out, "fitted %s from statistics of the Nyström features of %s (%s, %s; three passes, %s, %s; not scaled: --stream fits the rows as they are) → %s; model written to %s\n", name, path, rowsText(name, kv, ms.N(), ms.N()-ms.LabeledN()), nOf(d, "feature"), nOf(len(rows), "landmark"), nOf(ms.Dim(), "feature column"), nOf(fitted.Dims(), "dimension"), out)
 	return nil
 }
 
@@ -534,7 +549,7 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 		if format == "npy" {
 			rw, err = data.NewNPYWriter(w, out, k) // the embedding only, as without --stream
 		} else {
-			rw, err = data.NewRowWriter(w, format, df.input, k, names, classes, !opt.NoLabels)
+			rw, err = data.NewRowWriter(w, format, df.input, k, names, classes, streamHasLabels(df.input, opt))
 		}
 		if err != nil {
 			return err
@@ -619,6 +634,18 @@ func (e *env) applyModel(cmd string, p *method.Pipeline, modelPath string, ds *d
 		return nil, fmt.Errorf("input %s: %w", input, err)
 	}
 	return z, nil
+}
+
+// streamHasLabels reports whether a scan of the input with opt gives
+// labels: not with NoLabels, and a .npy array only from its LabelsFile
+// (it holds the features alone: transform --stream of one to CSV wrote a
+// label column it had no labels for, and failed).
+func streamHasLabels(input string, opt data.Options) bool {
+	if opt.NoLabels {
+		return false
+	}
+	f, err := data.FormatOf(input, opt.Format)
+	return err != nil || f != data.FormatNPY || opt.LabelsFile != ""
 }
 
 // transformChunk is the number of rows transformRows maps at a time.

@@ -167,7 +167,9 @@ func systemMemory() int64 {
 // evalWorkers chooses how many fits eval runs at once: jobs (0: one per
 // CPU), at most the number of fits, and no more than the estimated
 // memory of the largest fit allows in 80 % of the available memory
-// (never fewer than one: a warning says when even one may not fit).
+// (never fewer than one). A largest fit estimated above all the available
+// memory is refused unless force (memoryRefusal), then run one at a time
+// with a warning.
 func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p *evaluate.Protocol, kvs []map[string]string, perSplit int, force bool) (int, error) {
 	n, d := ds.Dims()
 	train := n
@@ -181,12 +183,16 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 		train = n - n/k
 	}
 	var worst int64
+	var worstInfo method.Info
+	var worstKV map[string]string
 	for i, nm := range p.Methods {
 		info, err := method.Lookup(nm.Name)
 		if err != nil {
 			return 0, err
 		}
-		worst = max(worst, fitMemory(info, kvs[i], train, d, slices.Max(append([]int{p.MaxDims}, p.Dims...))))
+		if m := fitMemory(info, kvs[i], train, d, slices.Max(append([]int{p.MaxDims}, p.Dims...))); m > worst {
+			worst, worstInfo, worstKV = m, info, kvs[i]
+		}
 	}
 	fits := max(p.Repeats, 1) * perSplit
 	if p.PerClass == 0 {
@@ -207,9 +213,10 @@ func evalWorkers(prog *progress, stderr io.Writer, jobs int, ds *data.Dataset, p
 		if fit < workers {
 			workers = fit
 		}
+		if err := memoryRefusal(worstInfo, worstKV, train, worst, avail, force); err != nil {
+			return 0, fmt.Errorf("one fit: %w (one fit at a time)", err)
+		}
 		switch {
-		case worst > avail && !force:
-			return 0, fmt.Errorf("one fit on %d training rows may need about %s, more than the %s available; refused, as it would be killed or swap after minutes of work: give --force to try anyway (one fit at a time)", train, gib(worst), gib(avail))
 		case worst > avail:
 			fmt.Fprintf(stderr, "dimred eval: warning: one fit on %d training rows may need about %s, more than the %s available; running one at a time\n", train, gib(worst), gib(avail))
 		}

@@ -446,12 +446,20 @@ func TestFitRefusedAboveAvailableMemory(t *testing.T) {
 		{"eval", "-m", "kmfa", "-c", "ncc", "-i", "builtin:wine", "--cv", "2"},
 	} {
 		st, _, errs := run(t, append(args, "--quiet")...)
-		if st != 1 || !strings.Contains(errs, "more than the") || !strings.Contains(errs, "give --force to try anyway") {
+		if st != 1 || !strings.Contains(errs, "kmfa on ") || !strings.Contains(errs, "more than the") || !strings.Contains(errs, "-p space=nystrom") || !strings.Contains(errs, "give --force to try anyway") {
 			t.Errorf("%s above the available memory: status %d, %q", args[0], st, errs)
 		}
 		if st, _, errs := run(t, append(args, "--quiet", "--force")...); st != 0 {
 			t.Errorf("%s --force: status %d, %q", args[0], st, errs)
 		}
+	}
+	// cluster fits k dimensions when --dims is 0: KPCA's estimate is then
+	// the Lanczos route's, not the full decomposition's (the review: a
+	// cluster that would fit was refused).
+	kpca, _ := method.Lookup("kpca")
+	availableMemory = func() int64 { return 2 * fitMemory(kpca, nil, 178, 13, 3) }
+	if st, _, errs := run(t, "cluster", "-m", "kpca", "-i", "builtin:wine", "--quiet"); st != 0 {
+		t.Errorf("cluster -m kpca within its k-dimension estimate: status %d, %q", st, errs)
 	}
 	availableMemory = func() int64 { return est * 11 / 10 }
 	if st, _, errs := run(t, "fit", "-m", "kmfa", "-i", "builtin:wine", "-o", filepath.Join(t.TempDir(), "m.json")); st != 0 || !strings.Contains(errs, "warning: kmfa on 178 rows may need about") {

@@ -15,6 +15,15 @@ import (
 // runScore prints the quadratic mutual information I_Q(Z;Y) of seed 000
 // (eq. 11-14) between an embedding and its labels: of the input rows
 // themselves, or of their embedding through a saved model.
+// smallOverlap is the Terms.Overlap of n rows below which score says
+// that σ is small for the rows' distances (and, without --sigma, widens
+// it to half the median distance when that is wider): a row's window
+// overlaps the others' less than its own, so the terms are mostly
+// self-similarity (Silverman's width: 0.001 on 784 MNIST columns, 0.15
+// on digits' 64), and for a few rows a tenth of each other row (two rows
+// overlap by at most 1 in all).
+func smallOverlap(n int) float64 { return min(1, float64(n-1)/10) }
+
 func runScore(e *env, args []string) error {
 	fs := newFlags(e, "score")
 	df := addDataFlags(e, fs)
@@ -86,18 +95,20 @@ func runScore(e *env, args []string) error {
 	}
 	t, err := qmi.Score(z, y, s)
 	widthNote := ""
-	if (errors.Is(err, qmi.ErrWindowTooSmall) || (err == nil && t.Overlap < 1)) && *sigma == 0 {
+	if (errors.Is(err, qmi.ErrWindowTooSmall) || (err == nil && t.Overlap < smallOverlap(z.RawMatrix().Rows))) && *sigma == 0 {
 		// Silverman's rule shrinks little with the dimension while the
-		// distances grow as √d: on 784 MNIST columns its windows do not
-		// overlap. Half the median distance gives the median pair an
-		// overlap of exp(−1).
+		// distances grow as √d: on 784 MNIST columns its windows hardly
+		// overlap (0.001). Half the median distance gives the median pair
+		// an overlap of exp(−1); it is taken only when wider.
 		med, merr := kernel.MedianDistance(z, 2000)
-		if merr != nil {
-			return err
+		if merr != nil && err == nil {
+			return merr
 		}
-		widthNote = fmt.Sprintf("; half the median distance, as Silverman's rule (%.3g) is too small for these rows", s)
-		s = med / 2
-		t, err = qmi.Score(z, y, s)
+		if merr == nil && med/2 > s {
+			widthNote = fmt.Sprintf("; half the median distance, as Silverman's rule (%.3g) is too small for these rows", s)
+			s = med / 2
+			t, err = qmi.Score(z, y, s)
+		}
 	}
 	if err != nil {
 		return err
@@ -109,7 +120,7 @@ func runScore(e *env, args []string) error {
 	}
 	e.printf("rows %s, dimensions %d, sigma %.6g%s (standardized: %v)\n", rows, c, t.Sigma, widthNote, *standardize)
 	e.printf("V_IN  %.6g\nV_ALL %.6g\nV_BTW %.6g\nQMI   %.6g\n", t.In, t.All, t.Btw, t.QMI)
-	if t.Overlap < 1 {
+	if t.Overlap < smallOverlap(z.RawMatrix().Rows) {
 		e.printf("(a row's window overlaps the others' by %.3g against 1 with itself: sigma is small for these rows' distances, and the terms are mostly self-similarity)\n", t.Overlap)
 	}
 	if t.Relative {

@@ -533,3 +533,37 @@ func streamedAndWhole(t *testing.T, dir, fit, input string) (outs [2][]byte) {
 	}
 	return outs
 }
+
+// transform --stream of a .npy array without --labels to CSV writes the
+// embedding without a label column, as transform does (it wrote a label
+// column it had no labels for and failed; found by a review).
+func TestTransformStreamNPYWithoutLabels(t *testing.T) {
+	dir := t.TempDir()
+	npy, model := filepath.Join(dir, "x.npy"), filepath.Join(dir, "pca.json")
+	for _, args := range [][]string{
+		{"convert", "-i", "builtin:wine", "-o", npy},
+		{"fit", "-m", "pca", "-k", "2", "-i", "builtin:wine", "-o", model},
+	} {
+		if st, _, errs := run(t, append(args, "--quiet")...); st != 0 {
+			t.Fatalf("%v: %s", args, errs)
+		}
+	}
+	streamed, whole := filepath.Join(dir, "s.csv"), filepath.Join(dir, "w.csv")
+	if st, _, errs := run(t, "transform", "--stream", "--model", model, "-i", npy, "-o", streamed, "--quiet"); st != 0 {
+		t.Fatalf("transform --stream: %s", errs)
+	}
+	if st, _, errs := run(t, "transform", "--model", model, "-i", npy, "-o", whole, "--quiet"); st != 0 {
+		t.Fatalf("transform: %s", errs)
+	}
+	a, err := os.ReadFile(streamed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sameOutput(t, a, b, false) || !bytes.HasPrefix(a, []byte("z1,z2\n")) {
+		t.Errorf("transform --stream of a .npy without labels:\n%.200s\nwant as transform:\n%.200s", a, b)
+	}
+}

@@ -294,7 +294,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		var shardFlags []string
 		fs.Visit(func(f *flag.Flag) {
 			if shardFlag[f.Name] {
-				shardFlags = append(shardFlags, "--"+f.Name)
+				dash := "--"
+				if len(f.Name) == 1 {
+					dash = "-"
+				}
+				shardFlags = append(shardFlags, dash+f.Name)
 			}
 		})
 		if len(shardFlags) > 0 {

@@ -217,7 +217,7 @@ func TestCommandHelpAndReports(t *testing.T) {
 		t.Errorf("--from-stats: %v, %q", err, out.String())
 	}
 	for _, bad := range [][]string{{"-i", glob}, {"--no-labels"}, {"--dead-letter", filepath.Join(dir, "x.txt")}} {
-		if err := run("fit", append([]string{"--from-stats", statsPath, "-m", "pca", "-o", filepath.Join(dir, "pca.json")}, bad...), &out, &errb); err == nil || !strings.Contains(err.Error(), bad[0]+" not taken with it") {
+		if err := run("fit", append([]string{"--from-stats", statsPath, "-m", "pca", "-o", filepath.Join(dir, "pca.json")}, bad...), &out, &errb); err == nil || !strings.Contains(err.Error(), ": "+bad[0]+" not taken with it") {
 			t.Errorf("--from-stats with %s: %v", bad[0], err)
 		}
 	}

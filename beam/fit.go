@@ -346,6 +346,11 @@ func (f *fitFn) statistics(ctx context.Context, b []byte) (*stats.Moments, error
 	if m.N() == 0 {
 		return nil, errors.New("fit: no rows in the shards (every row malformed?)")
 	}
+	if c := m.Classes(); len(f.Classes) > 0 && len(f.Classes) < c {
+		// A scan with class names refuses other labels; statistics
+		// from a file (FitStatsFile) were not scanned with these.
+		return nil, fmt.Errorf("fit: %d class names (%s) for statistics of %d classes", len(f.Classes), strings.Join(f.Classes, ","), c)
+	}
 	rowsCounter.Inc(ctx, int64(m.N()))
 	unlabelledCounter.Inc(ctx, int64(m.N()-m.LabeledN()))
 	if f.Stats != "" {

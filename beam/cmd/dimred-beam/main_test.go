@@ -221,6 +221,9 @@ func TestCommandHelpAndReports(t *testing.T) {
 			t.Errorf("--from-stats with %s: %v", bad[0], err)
 		}
 	}
+	if err := run("fit", []string{"--from-stats", statsPath, "-m", "lda", "-o", filepath.Join(dir, "two.json"), "--classes", "a,b"}, &out, &errb); err == nil || !strings.Contains(err.Error(), "2 class names (a,b) for statistics of 3 classes") {
+		t.Errorf("--from-stats with too few class names: %v", err)
+	}
 	// --classes names the classes of a model fitted from statistics.
 	named := filepath.Join(dir, "named.json")
 	if err := run("fit", []string{"--from-stats", statsPath, "-m", "lda", "-o", named, "--classes", "barolo,grignolino,barbera"}, &out, &errb); err != nil {

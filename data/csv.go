@@ -82,7 +82,8 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 // columns (np.savetxt output read as if its first row named the columns),
 // and a label column taken by the last-column rule that has a class for
 // more than half of the n rows (a feature, where the labels are in a
-// column of another name or in none).
+// column of another name or in none), and a feature column named "" or
+// "Unnamed: …" (a pandas index).
 func (c *csvRows) notes(n, classes int, opt Options) []string {
 	var out []string
 	if !opt.NoHeader && numericHeader(c.header) {
@@ -91,6 +92,14 @@ func (c *csvRows) notes(n, classes int, opt Options) []string {
 			first += fmt.Sprintf(", %q, …", short(c.header[1]))
 		}
 		out = append(out, fmt.Sprintf("%s: the header row's fields are all numbers (%s): if the file has no header, give --no-header (its first row is being read as the column names, not as data)", c.name, first))
+	}
+	for j, h := range c.header {
+		if opt.NoHeader || j == c.labelCol || (c.skip != nil && c.skip[j]) {
+			continue
+		}
+		if t := strings.TrimSpace(h); t == "" || strings.HasPrefix(t, "Unnamed: ") {
+			out = append(out, fmt.Sprintf("%s: column %d, named %q, is read as a feature; if it is an index (pandas' to_csv without index=False writes one), leave it out with --drop %d: a row number can give the class away", c.name, j+1, h, j+1))
+		}
 	}
 	if c.labelCol >= 0 && opt.LabelColumn == "" && !opt.NoHeader && !namedLabel(c.header[c.labelCol]) && classes > max(10, n/2) {
 		out = append(out, fmt.Sprintf("%s: the labels were taken from the last column, %q (no column is named %s), and it has %d classes for %d rows: if it is a feature, name the label column with --label-col, or give --no-labels", c.name, c.header[c.labelCol], strings.Join(labelNames, ", "), classes, n))

@@ -3,7 +3,10 @@ package data
 import (
 	"bytes"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -293,6 +296,30 @@ func TestDropWithoutHeaderKeepsNames(t *testing.T) {
 		{[]string{"x2", "x0"}, false}, {[]string{"x0", "x01"}, false}, {[]string{"a", "b"}, false}, {[]string{"x0", "f1"}, false}} {
 		if got := GeneratedNames(c.names); got != c.want {
 			t.Errorf("GeneratedNames(%q) = %v", c.names, got)
+		}
+	}
+}
+
+// A feature column named "" or "Unnamed: 0" (pandas' to_csv index) gets
+// a note naming --drop; once dropped, none (a user test: the row number
+// leaked the class of class-sorted rows).
+func TestCSVNotePandasIndex(t *testing.T) {
+	dir := t.TempDir()
+	for _, head := range []string{"", "Unnamed: 0"} {
+		p := filepath.Join(dir, "pd.csv")
+		text := head + ",a,label\n0,1.5,x\n1,2.5,y\n2,0.5,x\n"
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		ds, err := Load(p, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ds.Notes) != 1 || !strings.Contains(ds.Notes[0], "column 1, named "+strconv.Quote(head)+", is read as a feature") || !strings.Contains(ds.Notes[0], "--drop 1") {
+			t.Errorf("header %q: notes %q", head, ds.Notes)
+		}
+		if ds, err = Load(p, Options{Drop: []string{"1"}}); err != nil || len(ds.Notes) != 0 {
+			t.Errorf("header %q with --drop 1: notes %q, %v", head, ds.Notes, err)
 		}
 	}
 }

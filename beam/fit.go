@@ -123,7 +123,7 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cfg.checkSupervision(m, shards); err != nil {
+	if err := cfg.checkSupervision(shards); err != nil {
 		return nil, err
 	}
 	fit := cfg.fitFn(names)
@@ -189,9 +189,9 @@ func FitStatsFile(ctx context.Context, cfg FitConfig, statsPath string) error {
 // without Input.Labels, or Options.NoLabels. Their rows would all be
 // unlabelled and the fit would fail only after reading every shard, with
 // "0 classes present".
-func (cfg FitConfig) checkSupervision(m method.Method, shards []Shard) error {
+func (cfg FitConfig) checkSupervision(shards []Shard) error {
 	info, err := method.Lookup(cfg.Method)
-	if err != nil || info.Supervision != "supervised" {
+	if err != nil || !info.Supervised() {
 		return err
 	}
 	if cfg.Options.NoLabels {

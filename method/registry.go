@@ -29,6 +29,11 @@ type Info struct {
 	New func(params map[string]string) (Method, error)
 }
 
+// Supervised reports whether the method needs labels and leaves
+// unlabelled rows out (Supervision "supervised"; SR's family, which
+// takes a semi-supervised graph, is not).
+func (i Info) Supervised() bool { return i.Supervision == "supervised" }
+
 var registry = map[string]Info{}
 
 // Register adds method M under info.Name, with the parameters M declares

@@ -162,7 +162,7 @@ func rowsText(name string, kv map[string]string, n, unl int) string {
 	info, err := method.Lookup(name)
 	switch {
 	case unl == 0 || err != nil:
-	case info.Supervision == "supervised":
+	case info.Supervised():
 		rows = fmt.Sprintf("%s, of which %d unlabelled and left out", rows, unl)
 	case unl < n && strings.Contains(info.Supervision, "semi-supervised") && (kv["graph"] == "" || kv["graph"] == "auto"):
 		rows = fmt.Sprintf("%s, of which %d unlabelled: fitted semi-supervised, on a kNN graph much slower than the class graph of labelled rows alone", rows, unl)

@@ -105,7 +105,7 @@ func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 // (it needs every training row's label).
 func supervised(name string) bool {
 	info, err := method.Lookup(name)
-	return err == nil && info.Supervision == "supervised"
+	return err == nil && info.Supervised()
 }
 
 // gramColumns keeps, of a Gram matrix read as n0×n0 whose rows rows (of

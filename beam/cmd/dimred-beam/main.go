@@ -388,7 +388,7 @@ func runDescribed(ctx context.Context, p *beam.Pipeline, glob, name string) (str
 func rowsText(c dimredbeam.Counts, name string) string {
 	s := fmt.Sprintf("%d rows", c.Rows)
 	info, err := method.Lookup(name)
-	supervised := err == nil && info.Supervision == "supervised"
+	supervised := err == nil && info.Supervised()
 	if c.Unlabelled > 0 && (c.Unlabelled < c.Rows || supervised) {
 		s += fmt.Sprintf(", of which %d unlabelled", c.Unlabelled)
 		if supervised {

@@ -145,7 +145,7 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 // fitFn returns the last step of the fit, which writes a model file with
 // the shards' feature names (Input.Columns).
 func (cfg FitConfig) fitFn(names []string) *fitFn {
-	return &fitFn{Method: cfg.Method, Params: cfg.Params, Dims: cfg.Dims, Model: cfg.Model, Stats: cfg.Stats, Classes: cfg.Options.Classes, Features: names}
+	return &fitFn{Method: cfg.Method, Params: cfg.Params, Dims: cfg.Dims, Model: cfg.Model, Stats: cfg.Stats, Classes: cfg.Options.Classes, Features: names, ZeroBased: cfg.Options.ZeroBased}
 }
 
 // FitStatsFile fits cfg's method from a statistics file written by an
@@ -319,6 +319,9 @@ type fitFn struct {
 	Classes []string
 	// Features are the feature names of the shards (nil: none).
 	Features []string
+	// ZeroBased records LIBSVM shards read zero-based
+	// (method.Pipeline.LIBSVMZeroBased).
+	ZeroBased bool
 }
 
 func (f *fitFn) ProcessElement(ctx context.Context, b []byte) error {
@@ -364,7 +367,7 @@ func (f *fitFn) statistics(ctx context.Context, b []byte) (*stats.Moments, error
 // save writes the model file.
 func (f *fitFn) save(ctx context.Context, fitted *method.Fitted) error {
 	var buf bytes.Buffer
-	meta := method.File{Method: f.Method, Params: f.Params, ClassNames: f.Classes, FeatureNames: f.Features}
+	meta := method.File{Method: f.Method, Params: f.Params, ClassNames: f.Classes, FeatureNames: f.Features, LIBSVMZeroBased: f.ZeroBased}
 	if err := method.Save(&buf, meta, fitted); err != nil {
 		return err
 	}

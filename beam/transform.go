@@ -263,6 +263,9 @@ func (f *transformFn) each(ctx context.Context, sh Shard, emitBad func(BadRow), 
 		// read at the model's width, as 'dimred transform' reads it.
 		opt.NumFeatures = f.lm.pipe.Features
 	}
+	if f.lm.pipe.LIBSVMZeroBased && isLIBSVM(sh.Path, opt.Format) {
+		opt.ZeroBased = true // as the fit read its shards
+	}
 	err := scanShard(ctx, sh, opt, f.Chunk, func(x *mat.Dense, y []int) error {
 		z, err := f.lm.transform(x, sh.Path)
 		if err != nil {

@@ -182,3 +182,53 @@ func TestTransformLIBSVMShardAtModelWidth(t *testing.T) {
 		t.Errorf("the LIBSVM shard's embedding differs from the in-memory one by %.3g", relDiff(got.X, want))
 	}
 }
+
+// A model fitted on zero-based LIBSVM shards records it
+// (method.Pipeline.LIBSVMZeroBased), and a transform reads zero-based
+// shards without an index 0 zero-based, without being told: a user test
+// found them read one-based, every feature a column off, by dimred.
+func TestTransformZeroBasedLIBSVMModel(t *testing.T) {
+	x, y := testdata.Sklearn(t, "iris")
+	x = mat.DenseCopyOf(x)
+	var b bytes.Buffer
+	for i := range y {
+		x.Set(i, 0, 0) // no index 0 in the file
+		fmt.Fprintf(&b, "%d 1:%v 2:%v 3:%v\n", y[i], x.At(i, 1), x.At(i, 2), x.At(i, 3))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s.libsvm"), b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	modelPath := filepath.Join(dir, "pca.json")
+	in := Input{Glob: filepath.Join(dir, "s.libsvm"), Options: data.Options{ZeroBased: true, NumFeatures: 4}}
+	if err := runFit(t, FitConfig{Input: in, Method: "pca", Model: modelPath}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(modelPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pipe, err := method.LoadPipeline(f)
+	if err != nil || !pipe.LIBSVMZeroBased {
+		t.Fatalf("the model does not record zero-based shards: %v", err)
+	}
+	out := filepath.Join(dir, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := runTransform(t, TransformConfig{Input: Input{Glob: filepath.Join(dir, "s.libsvm")}, Model: modelPath, Output: out}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.Load(filepath.Join(out, "s.csv"), data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := pipe.Transform(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(got.X, want, 1e-12) {
+		t.Errorf("the zero-based shard's embedding differs from the in-memory one by %.3g", relDiff(got.X, want))
+	}
+}

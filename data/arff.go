@@ -256,7 +256,7 @@ func ReadARFF(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if classes == nil && attrs[classIdx].kind == arffNominal {
 			classes = attrs[classIdx].values
 		}
-		y, cn, err := encodeLabels(labels, classes)
+		y, cn, err := encodeLabels(labels, classes, opt.Unlabelled)
 		if err != nil {
 			var le *labelError
 			if errors.As(err, &le) {

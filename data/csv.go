@@ -63,7 +63,7 @@ func ReadCSV(r io.Reader, name string, opt Options) (*Dataset, error) {
 		DroppedRows:  rows.dropped,
 	}
 	if rows.labelCol >= 0 {
-		y, classes, err := encodeLabels(labels, opt.Classes)
+		y, classes, err := encodeLabels(labels, opt.Classes, opt.Unlabelled)
 		if err != nil {
 			var le *labelError
 			if errors.As(err, &le) {

@@ -44,7 +44,7 @@ func TestReadCSVLabelColumn(t *testing.T) {
 		{"label beats class", "class,label,a\n1,b,2\n2,a,3\n", Options{}, []string{"class", "a"}, []string{"a", "b"}, []int{1, 0}},
 		{"last by default", "a,b,target\n0.5,2,no\n1,3,yes\n", Options{}, []string{"a", "b"}, []string{"no", "yes"}, []int{0, 1}},
 		{"by name", "a,b,target\nu,2,4\n1,3,5\n", Options{LabelColumn: "a"}, []string{"b", "target"}, []string{"1", "u"}, []int{1, 0}},
-		{"whole numbers written as floats", "a,label\n1,2.0\n2,1.0\n3,2.0\n", Options{}, []string{"a"}, []string{"1.0", "2.0"}, []int{1, 0, 1}},
+		{"whole numbers written as floats", "a,label\n1,2.0\n2,1.0\n3,2.0\n", Options{}, []string{"a"}, []string{"1", "2"}, []int{1, 0, 1}},
 		{"by name any case", "a,Species,b\n0.5,s,2\n1,v,3\n", Options{LabelColumn: "species"}, []string{"a", "b"}, []string{"s", "v"}, []int{0, 1}},
 		{"by index", "a,b,c\n0.5,2,7\n1,3,8\n", Options{LabelColumn: "2"}, []string{"a", "c"}, []string{"2", "3"}, []int{0, 1}},
 		{"numeric order", "label,a\n10,1\n9,2\n-1,3\n+9,4\n", Options{}, []string{"a"}, []string{"-1", "9", "10"}, []int{2, 1, 0, 1}},

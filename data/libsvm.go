@@ -68,7 +68,9 @@ func (lr *lineReader) Err() error {
 // ReadLIBSVM reads LIBSVM/svmlight sparse text from r; name is the file
 // name used in errors and for Dataset.Name. Each non-blank line is
 // "label index:value index:value ..." with 1-based indices (0-based when
-// an index 0 occurs, as scikit-learn writes them), in any order but each
+// an index 0 occurs, as scikit-learn writes them, with opt.ZeroBased, or
+// when a comment before the first row says "Column indices are
+// zero-based", as scikit-learn writes it), in any order but each
 // at most once; features not listed are 0. Text from '#' to the
 // end of a line is a comment, and svmlight's "qid:n" tokens are ignored.
 // The dimension is the largest index in the file, or opt.NumFeatures. The
@@ -82,12 +84,16 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		lines   []int
 		maxIdx  int
 		maxLine int // the line of the largest index
+		decl    = noBase
 	)
 	lr := newLineReader(r, name)
 	for {
 		s, ok := lr.next()
 		if !ok {
 			break
+		}
+		if len(rows) == 0 {
+			decl.read(s, lr.line)
 		}
 		label, row, ok, err := parseLIBSVMLine(s, lr.line, name, opt, nil)
 		if err != nil {
@@ -111,11 +117,15 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	}
 	// A file with an index 0 is zero-based (scikit-learn's
 	// dump_svmlight_file writes one by default; its reader decides the
-	// same way): every index is shifted by one, and the features are
-	// named f0, f1, … after the file's indices.
-	zero := opt.ZeroBased
-	for _, row := range rows {
+	// same way), and so is one whose header comment says so: every index
+	// is shifted by one, and the features are named f0, f1, … after the
+	// file's indices.
+	zero := opt.ZeroBased || decl.base == 0
+	for i, row := range rows {
 		if len(row) > 0 && row[0].idx == 0 {
+			if err := decl.checkZero(name, lines[i]); err != nil && !opt.ZeroBased {
+				return nil, err
+			}
 			zero = true
 			break
 		}
@@ -159,7 +169,7 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	}
 	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: names}
 	if !opt.NoLabels {
-		y, classes, err := encodeLabels(labels, opt.Classes)
+		y, classes, err := encodeLabels(labels, opt.Classes, opt.Unlabelled)
 		if err != nil {
 			var le *labelError
 			if errors.As(err, &le) {
@@ -170,6 +180,70 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		d.Y, d.ClassNames = y, classes
 	}
 	return d, nil
+}
+
+// declaredBase is the base of a LIBSVM file's indices as its header
+// comment declares it: scikit-learn's dump_svmlight_file, given a
+// comment, starts the file with "# Column indices are zero-based" (or
+// "one-based").
+type declaredBase struct {
+	base int // 0 or 1; -1: not declared
+	line int // the comment's line
+}
+
+var noBase = declaredBase{base: -1}
+
+// read takes the declaration from line number ln, a line before the first
+// data row, if it is one.
+func (d *declaredBase) read(line string, ln int) {
+	t, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+	if !ok {
+		return
+	}
+	t = strings.ToLower(strings.TrimSpace(t))
+	switch t {
+	case "column indices are zero-based":
+		*d = declaredBase{0, ln}
+	case "column indices are one-based":
+		*d = declaredBase{1, ln}
+	}
+}
+
+// checkZero refuses an index 0 on line ln of a file declared one-based.
+func (d declaredBase) checkZero(name string, ln int) error {
+	if d.base != 1 {
+		return nil
+	}
+	return lineErr(name, ln, "index 0, but line %d says \"Column indices are one-based\": the file contradicts its header (give --zero-based to read it zero-based)", d.line)
+}
+
+// LIBSVMZeroBased reports whether the LIBSVM file at path is read
+// zero-based without an index 0 having to occur: with opt.ZeroBased, or
+// when its header comment says so (scikit-learn's "# Column indices are
+// zero-based"). A fit records it so that files of new rows are read alike.
+func LIBSVMZeroBased(path string, opt Options) (bool, error) {
+	if opt.ZeroBased {
+		return true, nil
+	}
+	in, err := openInput(path)
+	if err != nil {
+		return false, err
+	}
+	defer in.Close()
+	lr := newLineReader(in, path)
+	decl := noBase
+	for {
+		s, ok := lr.next()
+		if !ok {
+			return false, lr.Err()
+		}
+		if t := strings.TrimSpace(s); t != "" && !strings.HasPrefix(t, "#") {
+			return false, nil // the first data row
+		}
+		if decl.read(s, lr.line); decl.base >= 0 {
+			return decl.base == 0, nil
+		}
+	}
 }
 
 // svmEntry is one index:value pair of a LIBSVM row (index 1-based).

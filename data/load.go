@@ -117,6 +117,13 @@ type Options struct {
 	// Only used with the npy format; a ".gz" suffix is decompressed.
 	LabelsFile string
 
+	// Unlabelled is a label text that marks a row without a label, besides
+	// "" and "?" (and NaN in a numeric label array), which always do: "-1"
+	// reads scikit-learn's semi-supervised convention. It is matched as
+	// text, or by value when both are whole numbers ("-1.0" is -1). Empty:
+	// no other text; -1 is then a class like any other (LIBSVM's ±1).
+	Unlabelled string
+
 	scanLabels *scanLabels // ScanReaderLabels' labels input
 
 	// NPZFeatures names the array of a NumPy .npz archive holding the
@@ -287,7 +294,43 @@ func decode(b []byte, path, format string, opt Options) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
+	if note := minusOneNote(d, opt); note != "" {
+		d.Notes = append(d.Notes, note)
+	}
 	return d, nil
+}
+
+// minusOneNote questions a class -1 beside classes 0, 1, …: scikit-learn
+// marks unlabelled rows with -1 (LabelSpreading, SelfTrainingClassifier),
+// and a semi-supervised fit would take them for a class. It returns "" for
+// other labels, LIBSVM's ±1 among them (no class 0), and with
+// Options.Unlabelled or Options.Classes set.
+func minusOneNote(d *Dataset, opt Options) string {
+	if d.Y == nil || opt.Unlabelled != "" || opt.Classes != nil {
+		return ""
+	}
+	minus, zero := -1, false
+	for c, name := range d.ClassNames {
+		v, ok := wholeNumber(name)
+		switch {
+		case !ok || v < -1:
+			return ""
+		case v == -1:
+			minus = c
+		case v == 0:
+			zero = true
+		}
+	}
+	if minus < 0 || !zero {
+		return ""
+	}
+	rows := 0
+	for _, c := range d.Y {
+		if c == minus {
+			rows++
+		}
+	}
+	return fmt.Sprintf("label -1 is read as a class (%d rows) beside 0, 1, …; if it marks unlabelled rows (scikit-learn's semi-supervised convention), give --unlabelled -1 (Options.Unlabelled)", rows)
 }
 
 // resolveFormat returns the format of the file at path (opt.Format, else
@@ -591,6 +634,24 @@ func isMissingLabel(s string) bool {
 	return s == "" || s == "?"
 }
 
+// unlabelledText reports whether the label text t marks a row without a
+// label: "" or "?", or the text unl (Options.Unlabelled; by value when
+// both are whole numbers).
+func unlabelledText(t, unl string) bool {
+	if isMissingLabel(t) {
+		return true
+	}
+	if unl == "" {
+		return false
+	}
+	if t == unl {
+		return true
+	}
+	a, ok := wholeNumber(t)
+	b, ok2 := wholeNumber(unl)
+	return ok && ok2 && a == b
+}
+
 // labelError is returned by encodeLabels for the label at index Row.
 type labelError struct {
 	Row int
@@ -600,13 +661,24 @@ type labelError struct {
 func (e *labelError) Error() string { return e.Msg }
 
 // encodeLabels turns label texts (already trimmed) into labels 0..C-1 and
-// class names. "" and "?" are Unlabeled. With classes non-nil, the label is
-// the index of its text in classes; otherwise, the classes are ordered
-// numerically when every label is a whole number (wholeNumber: labels with
-// the same value, like "1", "+1" and "1.0", are one class named by its
-// first text), else as sorted strings.
-func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
+// class names. "" and "?" are Unlabeled, and so is unl
+// (Options.Unlabelled; unlabelledText). With classes non-nil, the label is
+// the index of its text in classes (lookupClass); otherwise, the classes
+// are ordered numerically when every label is a whole number (wholeNumber:
+// labels with the same value, like "1", "+1" and "1.0", are one class,
+// named by its first text written as an integer, else by its value: "1.0"
+// and np.savetxt's "1.000000000000000000e+00" name the class "1"), else
+// as sorted strings.
+func encodeLabels(texts []string, classes []string, unl string) ([]int, []string, error) {
 	y := make([]int, len(texts))
+	if unl != "" {
+		texts = slices.Clone(texts)
+		for i, t := range texts {
+			if unlabelledText(t, unl) {
+				texts[i] = ""
+			}
+		}
+	}
 	if classes != nil {
 		idx := classIndex(classes)
 		for i, t := range texts {
@@ -652,6 +724,9 @@ func encodeLabels(texts []string, classes []string) ([]int, []string, error) {
 		for c, v := range keys {
 			index[v] = c
 			names[c] = first[v]
+			if _, err := strconv.ParseInt(names[c], 10, 64); err != nil {
+				names[c] = strconv.FormatInt(v, 10) // "1.0", "1e0": the value
+			}
 		}
 		for i, t := range texts {
 			if isMissingLabel(t) {
@@ -709,7 +784,8 @@ func wholeNumber(t string) (int64, bool) {
 }
 
 // classIndex maps each name of classes to its index (the first one when a
-// name is repeated).
+// name is repeated), and each value of a whole-number name (valueKey) to
+// its index unless another name has that value first.
 func classIndex(classes []string) map[string]int {
 	idx := make(map[string]int, len(classes))
 	for c, name := range classes {
@@ -717,18 +793,35 @@ func classIndex(classes []string) map[string]int {
 			idx[name] = c
 		}
 	}
+	for c, name := range classes {
+		if v, ok := wholeNumber(name); ok {
+			if _, dup := idx[valueKey(v)]; !dup {
+				idx[valueKey(v)] = c
+			}
+		}
+	}
 	return idx
 }
 
+// valueKey is classIndex's key of a whole-number class value; it is no
+// label text (those are trimmed, and a NUL byte is not a number).
+func valueKey(v int64) string { return "\x00" + strconv.FormatInt(v, 10) }
+
 // lookupClass returns the label of the text t (trimmed) given the class
 // names fixed by Options.Classes and their classIndex: Unlabeled for "" and
-// "?", else the index of t. A text not among the classes gives a message
-// naming it and the classes.
+// "?", else the index of t, or of the class with t's value when t is a
+// whole number ("1.0" is class "1"). A text not among the classes gives a
+// message naming it and the classes.
 func lookupClass(t string, idx map[string]int, classes []string) (int, string) {
 	if isMissingLabel(t) {
 		return Unlabeled, ""
 	}
 	c, ok := idx[t]
+	if !ok {
+		if v, whole := wholeNumber(t); whole {
+			c, ok = idx[valueKey(v)]
+		}
+	}
 	if !ok {
 		return 0, fmt.Sprintf("label %q is not one of the given classes (%s)", short(t), quoteList(classes, 20))
 	}

@@ -130,26 +130,49 @@ func errorsUnwrapAll(err error) error {
 }
 
 func TestEncodeLabels(t *testing.T) {
-	y, names, err := encodeLabels([]string{"3", "01", "1", "", "-2"}, nil)
+	y, names, err := encodeLabels([]string{"3", "01", "1", "", "-2"}, nil, "")
 	if err != nil || !slices.Equal(y, []int{2, 1, 1, -1, 0}) || !slices.Equal(names, []string{"-2", "01", "3"}) {
 		t.Errorf("integers: %v %q %v", y, names, err)
 	}
-	y, names, err = encodeLabels([]string{"?", ""}, nil)
+	y, names, err = encodeLabels([]string{"?", ""}, nil, "")
 	if err != nil || !slices.Equal(y, []int{-1, -1}) || len(names) != 0 {
 		t.Errorf("all unlabeled: %v %q %v", y, names, err)
 	}
 	// Whole numbers written as decimals are the same numbers (one "1.0"
 	// among integers made "1", "1.0" and "01" three classes), and a label
 	// column pandas wrote as floats (missing values) reads as numbers.
-	y, names, err = encodeLabels([]string{"1", "1.0", "01", "2", "1e1"}, nil)
-	if err != nil || !slices.Equal(y, []int{0, 0, 0, 1, 2}) || !slices.Equal(names, []string{"1", "2", "1e1"}) {
+	y, names, err = encodeLabels([]string{"1", "1.0", "01", "2", "1e1"}, nil, "")
+	if err != nil || !slices.Equal(y, []int{0, 0, 0, 1, 2}) || !slices.Equal(names, []string{"1", "2", "10"}) {
 		t.Errorf("whole decimals: %v %q %v", y, names, err)
 	}
-	y, names, err = encodeLabels([]string{"10.0", "", "9.0"}, nil)
-	if err != nil || !slices.Equal(y, []int{1, -1, 0}) || !slices.Equal(names, []string{"9.0", "10.0"}) {
+	y, names, err = encodeLabels([]string{"10.0", "", "9.0"}, nil, "")
+	if err != nil || !slices.Equal(y, []int{1, -1, 0}) || !slices.Equal(names, []string{"9", "10"}) {
 		t.Errorf("pandas float labels: %v %q %v", y, names, err)
 	}
-	if _, _, err = encodeLabels([]string{"1", "1.5"}, nil); err == nil || !strings.Contains(err.Error(), "not a whole one") {
+	// np.savetxt writes labels as "%.18e"; a class is named by its value,
+	// and a file of those matches the classes of one with integers.
+	texts := []string{"0.000000000000000000e+00", "1.000000000000000000e+00", "-1.000000000000000000e+00"}
+	y, names, err = encodeLabels(texts, nil, "")
+	if err != nil || !slices.Equal(y, []int{1, 2, 0}) || !slices.Equal(names, []string{"-1", "0", "1"}) {
+		t.Errorf("np.savetxt labels: %v %q %v", y, names, err)
+	}
+	y, names, err = encodeLabels(texts, []string{"0", "1", "-1"}, "")
+	if err != nil || !slices.Equal(y, []int{0, 1, 2}) || !slices.Equal(names, []string{"0", "1", "-1"}) {
+		t.Errorf("np.savetxt labels by the given classes: %v %q %v", y, names, err)
+	}
+	// Options.Unlabelled: scikit-learn's -1, by value.
+	y, names, err = encodeLabels(texts, nil, "-1")
+	if err != nil || !slices.Equal(y, []int{0, 1, -1}) || !slices.Equal(names, []string{"0", "1"}) {
+		t.Errorf("-1 unlabelled: %v %q %v", y, names, err)
+	}
+	y, _, err = encodeLabels([]string{"a", "-1", "b", "?"}, []string{"b", "a"}, "-1")
+	if err != nil || !slices.Equal(y, []int{1, -1, 0, -1}) {
+		t.Errorf("-1 unlabelled with classes: %v %v", y, err)
+	}
+	if _, _, err = encodeLabels([]string{"1", "1.0", "2"}, []string{"1.0", "3"}, ""); err == nil || !strings.Contains(err.Error(), `label "2" is not one of the given classes`) {
+		t.Errorf("a class by value: %v", err)
+	}
+	if _, _, err = encodeLabels([]string{"1", "1.5"}, nil, ""); err == nil || !strings.Contains(err.Error(), "not a whole one") {
 		t.Errorf("1.5: %v", err)
 	}
 }

@@ -256,7 +256,7 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 	_, p := x.Dims()
 	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: defaultNames(p)}
 	if texts != nil {
-		y, cn, err := encodeLabels(texts, classes)
+		y, cn, err := encodeLabels(texts, classes, opt.Unlabelled)
 		if err != nil {
 			var le *labelError
 			if errors.As(err, &le) {

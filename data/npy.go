@@ -366,7 +366,7 @@ func labelsFile(opt Options, n int) ([]int, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return ReadLabels(bytes.NewReader(lb), opt.LabelsFile, n, opt.Classes)
+	return readLabels(lb, opt.LabelsFile, n, opt.Classes, opt.Unlabelled)
 }
 
 // labelErr is the error of label number row (from 1) of a labels file:
@@ -427,11 +427,17 @@ func ReadLabels(r io.Reader, name string, n int, classes []string) ([]int, []str
 	if err != nil {
 		return nil, nil, &FormatError{File: name, Offset: -1, Msg: "read error", Err: err}
 	}
+	return readLabels(b, name, n, classes, "")
+}
+
+// readLabels is ReadLabels of the bytes b, with unl the label text of an
+// unlabelled row besides "" and "?" (Options.Unlabelled).
+func readLabels(b []byte, name string, n int, classes []string, unl string) ([]int, []string, error) {
 	texts, binary, err := labelTexts(b, name, n)
 	if err != nil {
 		return nil, nil, err
 	}
-	y, cn, err := encodeLabels(texts, classes)
+	y, cn, err := encodeLabels(texts, classes, unl)
 	if err != nil {
 		var le *labelError
 		if errors.As(err, &le) {

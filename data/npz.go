@@ -137,7 +137,7 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 	if len(texts) != n {
 		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label array %q has %d entries but feature array %q has %d rows", short(labelKey), len(texts), short(featKey), n)}
 	}
-	y, cn, err := encodeLabels(texts, opt.Classes)
+	y, cn, err := encodeLabels(texts, opt.Classes, opt.Unlabelled)
 	if err != nil {
 		var le *labelError
 		if errors.As(err, &le) {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -261,15 +260,20 @@ type scanner struct {
 // label returns the label Scan gives to the label text t (see Scan), or a
 // message saying why t is refused.
 func (s *scanner) label(t string) (int, string) {
+	if unlabelledText(t, s.opt.Unlabelled) {
+		return Unlabeled, ""
+	}
 	if s.opt.Classes != nil {
 		return lookupClass(t, s.classIdx, s.opt.Classes)
 	}
-	if isMissingLabel(t) {
-		return Unlabeled, ""
-	}
-	c, err := strconv.Atoi(t)
-	if err != nil || c < 0 {
-		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes (dimred-beam --classes), or read the file without --stream (dimred), or give --no-labels", t)
+	v, whole := wholeNumber(t) // "3", "3.0", np.savetxt's "3.000000000000000000e+00"
+	c := int(v)
+	if !whole || v < 0 {
+		hint := ""
+		if whole && v == -1 {
+			hint = "; if -1 marks unlabelled rows (scikit-learn's semi-supervised convention), give --unlabelled -1 (Options.Unlabelled)"
+		}
+		return 0, fmt.Sprintf("label %q is not a class index 0, 1, 2, ...: Scan cannot see every label before its first chunk, so it uses integer labels 0..C-1 as class indices; name the classes of other labels with Options.Classes (dimred-beam --classes), or read the file without --stream (dimred), or give --no-labels%s", t, hint)
 	}
 	if s.opt.MaxClasses > 0 && c >= s.opt.MaxClasses {
 		return 0, fmt.Sprintf("label %q is past the %d classes this scan takes (Options.MaxClasses): integer labels are class indices, and per-class statistics of that many classes would not fit in memory; name the classes with Options.Classes (dimred-beam --classes), or read the file without --stream (dimred numbers the classes it sees)", t, s.opt.MaxClasses)
@@ -403,14 +407,21 @@ func (s *scanner) libsvm(in io.Reader) error {
 	}
 
 	lr := newLineReader(in, s.name)
+	decl, seen := noBase, false // the header's declared base; a data row seen
+	zero := s.opt.ZeroBased
 	for {
 		text, ok := lr.next()
 		if !ok {
 			break
 		}
+		if !seen {
+			decl.read(text, lr.line)
+			zero = s.opt.ZeroBased || decl.base == 0
+		}
 		start := len(pairs)
 		label, row, ok, err := parseLIBSVMLine(text, lr.line, s.name, s.opt, pairs)
-		if err == nil && ok && s.opt.ZeroBased {
+		seen = seen || ok
+		if err == nil && ok && zero {
 			for k := start; k < len(row); k++ {
 				row[k].idx++ // 1-based from here on
 			}
@@ -418,7 +429,9 @@ func (s *scanner) libsvm(in io.Reader) error {
 				err = lineErr(s.name, lr.line, "index %d (zero-based) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, s.opt.NumFeatures)
 			}
 		} else if err == nil && ok && len(row) > start && row[start].idx == 0 {
-			err = lineErr(s.name, lr.line, "index 0: a zero-based file (scikit-learn's dump_svmlight_file writes one by default), which a scan cannot tell from its first rows; give --zero-based (Options.ZeroBased), or read it without --stream (indices are then shifted when an index 0 occurs)")
+			if err = decl.checkZero(s.name, lr.line); err == nil {
+				err = lineErr(s.name, lr.line, "index 0: a zero-based file (scikit-learn's dump_svmlight_file writes one by default), which a scan cannot tell from its first rows; give --zero-based (Options.ZeroBased), or read it without --stream (indices are then shifted when an index 0 occurs)")
+			}
 		}
 		if err != nil {
 			pairs = row[:start] // drop the row's pairs

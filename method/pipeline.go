@@ -35,6 +35,12 @@ type Pipeline struct {
 	Features     int
 	FeatureNames []string
 	ClassNames   []string
+	// LIBSVMZeroBased says that the fit read a zero-based LIBSVM file (one
+	// with an index 0, read with --zero-based, or whose header comment
+	// says so): a LIBSVM file of new rows is then read zero-based too,
+	// even without an index 0, which would otherwise put every feature a
+	// column to the left (data.Options.ZeroBased, data.LIBSVMZeroBased).
+	LIBSVMZeroBased bool
 	// Software is the version that saved the pipeline (LoadPipeline).
 	Software string
 	// FileVersion is the model file version it was loaded from (0: not
@@ -274,7 +280,7 @@ func (p *Pipeline) ScanClasses() []string {
 // Save writes the pipeline as a model file (format version FileVersion,
 // with a checksum).
 func (p *Pipeline) Save(w io.Writer) error {
-	meta := File{Method: p.Method, Params: p.Params, Features: p.Features, FeatureNames: p.FeatureNames, ClassNames: p.ClassNames}
+	meta := File{Method: p.Method, Params: p.Params, Features: p.Features, FeatureNames: p.FeatureNames, ClassNames: p.ClassNames, LIBSVMZeroBased: p.LIBSVMZeroBased}
 	if p.Features == 0 {
 		meta.Features = p.inDims()
 	}
@@ -311,7 +317,7 @@ func LoadPipeline(r io.Reader) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{Method: f.Method, Params: f.Params, Model: fitted, Features: f.Features,
-		FeatureNames: f.FeatureNames, ClassNames: f.ClassNames, Software: f.Software, FileVersion: f.Version}
+		FeatureNames: f.FeatureNames, ClassNames: f.ClassNames, LIBSVMZeroBased: f.LIBSVMZeroBased, Software: f.Software, FileVersion: f.Version}
 	if len(f.Preprocess) > 0 && string(f.Preprocess) != "null" {
 		fp, err := preprocess.UnmarshalFitted(f.Preprocess)
 		if err != nil {

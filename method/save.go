@@ -24,10 +24,14 @@ import (
 // file and a checksum of its content; version-1 and -2 files (which have
 // none) still load. Version 4 writes matrices of embed.BinaryMatrixMin
 // values or more as little-endian doubles (base64) instead of decimal
-// numbers; files of versions 1-3 still load.
+// numbers; files of versions 1-3 still load. Version 5 adds
+// libsvm_zero_based (Pipeline.LIBSVMZeroBased); files of versions 1-4
+// still load. A version adds only fields that older files lack, but an
+// older dimred refuses a newer file by its version rather than by a
+// checksum of fields it cannot see.
 const (
 	FileFormat  = "dimred-model"
-	FileVersion = 4
+	FileVersion = 5
 )
 
 // File is the JSON document of a saved model: the method and its
@@ -45,8 +49,10 @@ type File struct {
 	Values       []float64         `json:"values,omitempty"`
 	FeatureNames []string          `json:"feature_names,omitempty"`
 	ClassNames   []string          `json:"class_names,omitempty"`
-	Preprocess   json.RawMessage   `json:"preprocess,omitempty"`
-	Model        json.RawMessage   `json:"model"`
+	// LIBSVMZeroBased is Pipeline.LIBSVMZeroBased (version 5 on).
+	LIBSVMZeroBased bool            `json:"libsvm_zero_based,omitempty"`
+	Preprocess      json.RawMessage `json:"preprocess,omitempty"`
+	Model           json.RawMessage `json:"model"`
 	// Checksum is the SHA-256 of the compact JSON of the file with an
 	// empty Checksum (version 3 on).
 	Checksum string `json:"checksum,omitempty"`

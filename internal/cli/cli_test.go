@@ -715,6 +715,43 @@ func TestFitSaysUnlabelledRowsLeftOut(t *testing.T) {
 	}
 }
 
+// A label -1 beside 0, 1, … is a class with a note naming --unlabelled,
+// and --unlabelled -1 (scikit-learn's semi-supervised mark) reads those
+// rows unlabelled, also as np.savetxt writes it and with --stream.
+func TestUnlabelledMinusOne(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,label\n")
+	for i := 0; i < 30; i++ {
+		label := fmt.Sprintf("%.18e", float64(i%3))
+		if i%5 == 4 {
+			label = "-1"
+		}
+		fmt.Fprintf(&b, "%d.5,%d,%s\n", i, (i*7)%11, label)
+	}
+	f := write(t, "sk.csv", b.String())
+	st, out, errs := run(t, "fit", "-m", "sr", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(errs, "label -1 is read as a class (6 rows)") || !strings.Contains(errs, "give --unlabelled -1") || !strings.Contains(out, "(30 rows, 2 features") {
+		t.Errorf("sr without --unlabelled: status %d: %s%s", st, out, errs)
+	}
+	model := filepath.Join(t.TempDir(), "m.json")
+	st, out, errs = run(t, "fit", "-m", "sr", "--unlabelled", "-1", "-i", f, "-o", model)
+	if st != 0 || strings.Contains(errs, "read as a class") || !strings.Contains(out, "of which 6 unlabelled: fitted semi-supervised") {
+		t.Errorf("sr --unlabelled -1: status %d: %s%s", st, out, errs)
+	}
+	st, out, errs = run(t, "info", "--model", model)
+	if st != 0 || !strings.Contains(out, `"0", "1", "2"`) && !strings.Contains(out, "0, 1, 2") {
+		t.Errorf("info of the model: class names are the values (0, 1, 2): status %d: %s%s", st, out, errs)
+	}
+	st, out, errs = run(t, "fit", "--stream", "--scale", "none", "-m", "lda", "--unlabelled", "-1", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 0 || !strings.Contains(out+errs, "(30 rows, of which 6 unlabelled and left out, 2 features; 1 chunk; not scaled") {
+		t.Errorf("lda --stream --unlabelled -1: status %d: %s%s", st, out, errs)
+	}
+	st, out, errs = run(t, "fit", "--no-labels", "--unlabelled", "-1", "-m", "pca", "-i", f, "-o", filepath.Join(t.TempDir(), "m.json"))
+	if st != 2 || !strings.Contains(errs, "--unlabelled") {
+		t.Errorf("--no-labels with --unlabelled: status %d: %s%s", st, out, errs)
+	}
+}
+
 // score on partly labelled rows is the score of the labelled rows alone,
 // standardisation and width included, and says so (the CLI audit: it
 // standardised with every row, scored the labelled ones and said "rows

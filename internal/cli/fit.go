@@ -130,6 +130,7 @@ func runFit(e *env, args []string) error {
 	if el := time.Since(start); el >= 2*time.Second {
 		prog.note("fitted in %s", roundDuration(el))
 	}
+	p.LIBSVMZeroBased = df.zeroBasedFit(ds.FeatureNames, data.Options{})
 	if p.Dims() >= 1000 && *dims == 0 {
 		prog.note("writing the model with all %d dimensions the method gives (-k 0; -k N keeps N)", p.Dims())
 	}
@@ -269,7 +270,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	}
 	opt.MaxClasses = stats.MaxClasses // the statistics keep per-class tables
 	if nm != nil {
-		return streamNystrom(e, prog, df.input, opt, nm, name, kv, chunk, dims, out)
+		return streamNystrom(e, prog, df.input, opt, df.zeroBasedFit(nil, opt), nm, name, kv, chunk, dims, out)
 	}
 	var ms stats.Moments
 	chunks := 0
@@ -290,6 +291,7 @@ func streamFit(e *env, prog *progress, df *dataFlags, m method.Method, name stri
 	}
 	p := &method.Pipeline{Method: name, Params: kv, Model: model.(*method.Fitted), Features: ms.Dim()}
 	p.FeatureNames = streamNames(df.input, opt, ms.Dim())
+	p.LIBSVMZeroBased = df.zeroBasedFit(nil, opt)
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err
 	}
@@ -316,7 +318,7 @@ func streamNames(path string, opt data.Options, d int) []string {
 // feature map and the statistics of p features (O(m·d + p²), p ≤ m per
 // kernel) plus one chunk's kernel values and features (chunk × m, chunk ×
 // p), whatever the file's length.
-func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *method.NystromStats, name string, kv map[string]string, chunk, dims int, out string) error {
+func streamNystrom(e *env, prog *progress, path string, opt data.Options, zeroBased bool, nm *method.NystromStats, name string, kv map[string]string, chunk, dims int, out string) error {
 	n, d := 0, 0
 	if err := data.Scan(path, opt, chunk, func(x *mat.Dense, _ []int) error {
 		r, c := x.Dims()
@@ -376,7 +378,7 @@ func streamNystrom(e *env, prog *progress, path string, opt data.Options, nm *me
 	if err != nil {
 		return err
 	}
-	p := &method.Pipeline{Method: name, Params: kv, Model: fitted, Features: d}
+	p := &method.Pipeline{Method: name, Params: kv, Model: fitted, Features: d, LIBSVMZeroBased: zeroBased}
 	p.FeatureNames = streamNames(path, opt, d)
 	if err := e.writeFile(out, p.Save); err != nil {
 		return err

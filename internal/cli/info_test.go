@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func TestInfo(t *testing.T) {
 		"4 → 2",
 		"size        1051 numbers", // 150·4 rows + 150·2 coefficients + 150 column means + the grand mean
 		"values      2: ",
-		"version 4, written by dimred ", "; checksum and matrices checked",
+		fmt.Sprintf("version %d, written by dimred ", method.FileVersion), "; checksum and matrices checked",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("info output lacks %q:\n%s", want, out)
@@ -58,7 +59,7 @@ func TestInfo(t *testing.T) {
 	}
 	fi, _ := os.Stat(model)
 	if in.Method != "gda" || in.Dims != 2 || in.Features != 4 || in.Numbers != 1051 || in.Bytes != fi.Size() ||
-		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" || in.FileVersion != 4 || !in.Checksum {
+		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" || in.FileVersion != method.FileVersion || !in.Checksum {
 		t.Errorf("info json: %+v", in)
 	}
 

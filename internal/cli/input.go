@@ -16,7 +16,7 @@ type dataFlags struct {
 	format, labelCol, classAttr, drop, missing       string
 	weights                                          string
 	nominal, labels, matFea, matGnd, matSamples, sep string
-	npzX, npzY                                       string
+	npzX, npzY, unlabelledMark                       string
 	noLabels, noHeader, zeroBased                    bool
 	features                                         int
 
@@ -41,6 +41,7 @@ func addDataFlags(e *env, fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.matSamples, "mat-samples", "", "MATLAB orientation: rows or columns (default: guessed from the labels)")
 	fs.StringVar(&d.sep, "sep", "", "CSV field separator (default ',')")
 	fs.BoolVar(&d.noLabels, "no-labels", false, "the data has no label column")
+	fs.StringVar(&d.unlabelledMark, "unlabelled", "", "a label that marks a row without a label, besides an empty one, ? and NaN: -1 for scikit-learn's semi-supervised convention (matched by value: -1.0 too)")
 	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&d.features, "features", 0, "LIBSVM: the number of features (0: the largest index in the file)")
 	fs.BoolVar(&d.zeroBased, "zero-based", false, "LIBSVM: indices start at 0 (scikit-learn's default; without it a file with an index 0 is read so, except with --stream)")
@@ -53,10 +54,10 @@ func (d *dataFlags) options() (data.Options, error) {
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Weights: d.weights, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
 		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features, ZeroBased: d.zeroBased,
-		NPZFeatures: d.npzX, NPZLabels: d.npzY,
+		NPZFeatures: d.npzX, NPZLabels: d.npzY, Unlabelled: strings.TrimSpace(d.unlabelledMark),
 	}
-	if d.noLabels && (d.labelCol != "" || d.classAttr != "" || d.labels != "") {
-		return opt, usagef("--no-labels with --label-col, --class-attr or --labels: the data is read without labels, so the label option would be ignored; give one or the other")
+	if d.noLabels && (d.labelCol != "" || d.classAttr != "" || d.labels != "" || d.unlabelledMark != "") {
+		return opt, usagef("--no-labels with --label-col, --class-attr, --labels or --unlabelled: the data is read without labels, so the label option would be ignored; give one or the other")
 	}
 	if d.drop != "" {
 		opt.Drop = strings.Split(d.drop, ",")

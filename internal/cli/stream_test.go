@@ -438,10 +438,10 @@ func transformsLikeCSV(t *testing.T, dir, model, csv, input string, extra ...str
 	}
 }
 
-// A model fitted on a zero-based LIBSVM file (features f0, f1, …) reads
-// a test file of the same kind zero-based even when it has no index 0
-// (the review: it was read one-based, every feature a column off), streamed
-// or not; score reads it at the model's width too.
+// A model fitted on a zero-based LIBSVM file reads a test file of the same
+// kind zero-based even when it has no index 0 and no --zero-based is given
+// (a user test: it was read one-based, every feature a column off, with
+// only a note), streamed or not; score reads it at the model's width too.
 func TestLIBSVMZeroBasedModel(t *testing.T) {
 	dir := t.TempDir()
 	ds := datasets.Iris()
@@ -478,23 +478,44 @@ func TestLIBSVMZeroBasedModel(t *testing.T) {
 	if st, _, errs := run(t, "fit", "-m", "lda", "-i", train, "--scale", "none", "-o", model); st != 0 {
 		t.Fatalf("fit: %s", errs)
 	}
-	// Without --zero-based a file lacking an index 0 is read one-based
-	// (the names alone cannot say: a CSV header may be f0, f1, …), and a
-	// note says so.
-	if st, _, errs := run(t, "transform", "--model", model, "-i", test, "-o", filepath.Join(dir, "x.csv")); st != 0 || !strings.Contains(errs, "give --zero-based") {
+	// The model records that its training file was zero-based
+	// (Pipeline.LIBSVMZeroBased), so a file lacking an index 0 is read
+	// zero-based without --zero-based, and a note says so.
+	if st, _, errs := run(t, "transform", "--model", model, "-i", test, "-o", filepath.Join(dir, "x.csv")); st != 0 || !strings.Contains(errs, "is read zero-based (index 0 is the first feature), as the model's training file was") {
 		t.Errorf("transform of the zero-based file without --zero-based: status %d, %s", st, errs)
 	}
+	transformsLikeCSV(t, dir, model, csv, test)
 	transformsLikeCSV(t, dir, model, csv, test, "--zero-based")
-	_, s1, errs := run(t, "score", "--model", model, "-i", test, "--zero-based")
+	_, s1, errs := run(t, "score", "--model", model, "-i", test)
 	_, s2, errs2 := run(t, "score", "--model", model, "-i", csv, "--ignore-names")
 	if s1 == "" || s1 != s2 {
 		t.Errorf("score --model of the narrow zero-based file:\n%s%s\nof the CSV:\n%s%s", s1, errs, s2, errs2)
 	}
 	for i, extra := range [][]string{{"--stream"}, nil} {
-		args := []string{"fit", "-m", "lda", "-i", test, "--zero-based", "--features", "4", "--scale", "none", "-o", filepath.Join(dir, "s"+strconv.Itoa(i)+".json")}
+		m := filepath.Join(dir, "s"+strconv.Itoa(i)+".json")
+		args := []string{"fit", "-m", "lda", "-i", test, "--zero-based", "--features", "4", "--scale", "none", "-o", m}
 		if st, _, errs := run(t, append(args, extra...)...); st != 0 {
 			t.Fatalf("fit %v --zero-based: %s", extra, errs)
 		}
+		if p, err := loadModel(m); err != nil || !p.LIBSVMZeroBased {
+			t.Errorf("fit %v --zero-based: the model does not record a zero-based file (%v)", extra, err)
+		}
+	}
+	// A model of a CSV whose header is f0, f1, … records no LIBSVM file:
+	// a LIBSVM file without an index 0 is read one-based, with a note
+	// naming --zero-based.
+	named := filepath.Join(dir, "named.csv")
+	if err := data.WriteFile(named, func(w io.Writer) error {
+		return data.WriteCSV(w, &data.Dataset{X: ds.X, Y: ds.Y, FeatureNames: []string{"f0", "f1", "f2", "f3"}})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	csvModel := filepath.Join(dir, "csvm.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", named, "--scale", "none", "-o", csvModel); st != 0 {
+		t.Fatalf("fit of the CSV: %s", errs)
+	}
+	if st, _, errs := run(t, "transform", "--model", csvModel, "-i", test, "-o", filepath.Join(dir, "x.csv")); st != 0 || !strings.Contains(errs, "give --zero-based") || strings.Contains(errs, "is read zero-based") {
+		t.Errorf("transform through a CSV model named f0, f1, …: status %d, %s", st, errs)
 	}
 	if worst, scale := transformGap(t, csv, filepath.Join(dir, "s0.json"), filepath.Join(dir, "s1.json")); worst > 1e-9*scale {
 		t.Errorf("fit --stream --zero-based differs from the fit in memory by %.3g (scale %.3g)", worst, scale)

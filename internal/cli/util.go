@@ -84,21 +84,45 @@ func (d *dataFlags) inputFormat() string {
 // libsvmWidth reads a LIBSVM input for model p at p's width, unless
 // --features gives one (a sparse file whose last features are zero in
 // every row would otherwise be read narrower than the model, "has 12
-// features, the model was fitted on 13"). When p's features are named f0,
-// f1, … (a zero-based LIBSVM file's names, or a CSV header's) and
-// --zero-based is not given, a note says that a zero-based file without
-// an index 0 needs it: a guess from the names would read a one-based file
-// a column off for a model of such a CSV.
+// features, the model was fitted on 13"), and zero-based when p was
+// fitted on a zero-based LIBSVM file (method.Pipeline.LIBSVMZeroBased),
+// with a note: a file without an index 0 would be read a column off. A
+// model of an earlier version whose features are named f0, f1, … (a
+// zero-based LIBSVM file's names, or a CSV header's) gets a note that such
+// a file needs --zero-based: a guess from the names would read a
+// one-based file a column off for a model of such a CSV.
 func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 	switch d.inputFormat() {
 	case data.FormatLIBSVM, "svm", "svmlight":
 		if d.features == 0 {
 			d.features = p.Features
 		}
-		if !d.zeroBased && len(p.FeatureNames) > 1 && p.FeatureNames[0] == "f0" && p.FeatureNames[1] == "f1" && d.e != nil {
+		switch {
+		case d.zeroBased || d.e == nil:
+		case p.LIBSVMZeroBased:
+			d.zeroBased = true
+			fmt.Fprintf(d.e.stderr, "dimred: note: %s is read zero-based (index 0 is the first feature), as the model's training file was\n", d.input)
+		case len(p.FeatureNames) > 1 && p.FeatureNames[0] == "f0" && p.FeatureNames[1] == "f1":
 			fmt.Fprintf(d.e.stderr, "dimred: note: the model's features are named f0, f1, … as a zero-based LIBSVM file's: if %s is zero-based too, give --zero-based (a file with an index 0 is read so anyway)\n", d.input)
 		}
 	}
+}
+
+// zeroBasedFit reports whether a fit reads its input as a zero-based
+// LIBSVM file (method.Pipeline.LIBSVMZeroBased): by names, the data's
+// feature names when it was read whole (the reader names a zero-based
+// file's features f0, f1, …), else (a scan, names nil) by --zero-based or
+// the file's header comment (data.LIBSVMZeroBased), the only ways a scan
+// reads zero-based.
+func (d *dataFlags) zeroBasedFit(names []string, opt data.Options) bool {
+	if f, _ := data.FormatOf(d.input, d.format); f != data.FormatLIBSVM {
+		return false
+	}
+	if names != nil {
+		return len(names) > 0 && names[0] == "f0"
+	}
+	zero, err := data.LIBSVMZeroBased(d.input, opt)
+	return err == nil && zero
 }
 
 // supervised reports whether the method named name is a supervised one

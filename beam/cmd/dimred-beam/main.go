@@ -121,6 +121,7 @@ func (m *multiFlag) Set(s string) error { *m = append(*m, s); return nil }
 // inputFlags are the flags of the sharded input.
 type inputFlags struct {
 	glob, labels, format, labelCol, sep, classes, drop, missing string
+	unlabelled                                                  string
 	noLabels, noHeader, zeroBased                               bool
 	features, chunk                                             int
 	deadLetter                                                  string
@@ -135,6 +136,7 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	fs.StringVar(&f.sep, "sep", "", "CSV field separator (default ',')")
 	fs.StringVar(&f.classes, "classes", "", "class names in class order, comma-separated (default: the labels are the class indices 0, 1, ...)")
 	fs.BoolVar(&f.noLabels, "no-labels", false, "the data has no labels")
+	fs.StringVar(&f.unlabelled, "unlabelled", "", "a label that marks a row without a label, besides an empty one and ?: -1 for scikit-learn's semi-supervised convention")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV shards have no header row")
 	fs.IntVar(&f.features, "features", 0, "LIBSVM dimension (needed when a shard's first chunk lacks the last features)")
 	fs.BoolVar(&f.zeroBased, "zero-based", false, "LIBSVM: indices start at 0 (scikit-learn's default)")
@@ -152,7 +154,7 @@ func (f *inputFlags) input() (dimredbeam.Input, error) {
 	if f.chunk < 1 {
 		return dimredbeam.Input{}, usagef("--chunk must be ≥ 1, got %d", f.chunk)
 	}
-	opt := data.Options{Format: f.format, LabelColumn: f.labelCol, NoLabels: f.noLabels, NoHeader: f.noHeader, NumFeatures: f.features, ZeroBased: f.zeroBased, Missing: f.missing}
+	opt := data.Options{Format: f.format, LabelColumn: f.labelCol, NoLabels: f.noLabels, NoHeader: f.noHeader, NumFeatures: f.features, ZeroBased: f.zeroBased, Missing: f.missing, Unlabelled: strings.TrimSpace(f.unlabelled)}
 	if f.classes != "" {
 		opt.Classes = strings.Split(f.classes, ",")
 	}
@@ -334,7 +336,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 // shardFlag are the flags about reading shards, which fit --from-stats
 // does not take (it reads none).
 var shardFlag = map[string]bool{"i": true, "shard-labels": true, "format-in": true, "label-col": true, "sep": true, "no-labels": true,
-	"no-header": true, "features": true, "chunk": true, "dead-letter": true, "drop": true, "missing": true, "zero-based": true, "stats": true}
+	"no-header": true, "features": true, "chunk": true, "dead-letter": true, "drop": true, "missing": true, "zero-based": true, "unlabelled": true, "stats": true}
 
 // paramMap returns the -p flags as a map.
 func paramMap(params []string) (map[string]string, error) {

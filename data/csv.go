@@ -179,6 +179,11 @@ func newCSVRows(r io.Reader, name string, opt Options) (*csvRows, error) {
 		for j, h := range first {
 			header[j] = strings.Clone(strings.TrimSpace(h))
 		}
+		// np.savetxt(header=…) writes the header after its comment mark
+		// "# ", which is no part of the first column's name.
+		if rest, ok := strings.CutPrefix(header[0], "# "); ok && strings.TrimSpace(rest) != "" {
+			header[0] = strings.TrimSpace(rest)
+		}
 	}
 
 	labelCol := -1

@@ -323,3 +323,20 @@ func TestCSVNotePandasIndex(t *testing.T) {
 		}
 	}
 }
+
+// np.savetxt(f, a, header="a,b,label", delimiter=",") writes the header
+// as "# a,b,label": the comment mark is no part of the first name, and
+// the label column is found by its name.
+func TestCSVSavetxtHeader(t *testing.T) {
+	d, err := readCSVString("# a,b,label\n1.000000000000000000e+00,2,0.000000000000000000e+00\n3,4,1.000000000000000000e+00\n", Options{})
+	if err != nil || !slices.Equal(d.FeatureNames, []string{"a", "b"}) || !slices.Equal(d.ClassNames, []string{"0", "1"}) {
+		t.Errorf("np.savetxt header: %v", err)
+	} else if d.X.At(0, 0) != 1 {
+		t.Errorf("np.savetxt values: %v", d.X.At(0, 0))
+	}
+	// A column named "#" (a row number) keeps its name.
+	d, err = readCSVString("#,a,label\n1,2,x\n2,3,y\n", Options{})
+	if err != nil || !slices.Equal(d.FeatureNames, []string{"#", "a"}) {
+		t.Errorf("a column named #: %v %q", err, d.FeatureNames)
+	}
+}

@@ -138,11 +138,12 @@ type Options struct {
 	NPZLabels string
 
 	// MatFeatures names the MATLAB variable holding the features. Empty
-	// means "fea".
+	// means the first of MatFeatureNames the file holds (fea, X, …).
 	MatFeatures string
 
 	// MatLabels names the MATLAB variable holding the labels (a vector of
-	// integers). Empty means "gnd".
+	// integers). Empty means the first of MatLabelNames the file holds
+	// (gnd, y, Y, labels, …).
 	MatLabels string
 
 	// MatSamples gives the orientation of the MATLAB feature matrix:

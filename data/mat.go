@@ -96,11 +96,21 @@ func (v *matVar) describe() string {
 	return fmt.Sprintf("%s (%s %s)", v.name, v.shape(), className(v.class))
 }
 
+// MatFeatureNames are the variables tried, in order, for the features of
+// a .mat file when Options.MatFeatures is empty (fea: the Deng Cai data
+// sets' name; X, x, data, features: what scipy.io.savemat users name
+// them); MatLabelNames those tried for the labels.
+var (
+	MatFeatureNames = []string{"fea", "X", "x", "data", "features"}
+	MatLabelNames   = []string{"gnd", "y", "Y", "labels", "label", "target", "targets"}
+)
+
 // ReadMAT reads a MATLAB level-5 MAT-file (the format of save -v6 and -v7,
 // compressed or not, little- or big-endian) from r; name is the file name
 // used in errors and for Dataset.Name. The features are the variable
-// opt.MatFeatures (default "fea"), a 2-D numeric array of any class, and the
-// labels the integer vector opt.MatLabels (default "gnd"), unless
+// opt.MatFeatures (default: the first of MatFeatureNames the file holds), a
+// 2-D numeric array of any class, and the labels the integer vector
+// opt.MatLabels (default: the first of MatLabelNames), unless
 // opt.NoLabels. opt.MatSamples gives the orientation (see Options). The
 // classes are the distinct label values in increasing order (ClassNames
 // holds them as text) unless opt.Classes is set; a NaN label is an
@@ -123,14 +133,25 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 		return nil, err
 	}
 
-	featName := opt.MatFeatures
-	if featName == "" {
-		featName = "fea"
+	pick := func(given string, names []string) (string, string) {
+		if given != "" {
+			return given, strconv.Quote(given)
+		}
+		for _, n := range names {
+			for i := range vars {
+				if vars[i].name == n {
+					return n, ""
+				}
+			}
+		}
+		q := make([]string, len(names))
+		for i, n := range names {
+			q[i] = strconv.Quote(n)
+		}
+		return names[0], strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 	}
-	labelName := opt.MatLabels
-	if labelName == "" {
-		labelName = "gnd"
-	}
+	featName, featWant := pick(opt.MatFeatures, MatFeatureNames)
+	labelName, labelWant := pick(opt.MatLabels, MatLabelNames)
 	find := func(want, role string) (*matVar, error) {
 		for i := range vars {
 			if vars[i].name == want {
@@ -155,7 +176,11 @@ func ReadMAT(r io.Reader, name string, opt Options) (*Dataset, error) {
 		if len(list) > 0 {
 			has = "variables " + strings.Join(list, ", ")
 		}
-		return nil, fmt.Errorf("%s: no %s variable %q; the file has %s (choose others with --mat-fea and --mat-gnd: Options.MatFeatures, Options.MatLabels)", name, role, want, has)
+		wanted := featWant
+		if role == "label" {
+			wanted = labelWant
+		}
+		return nil, fmt.Errorf("%s: no %s variable %s; the file has %s (choose others with --mat-fea and --mat-gnd: Options.MatFeatures, Options.MatLabels)", name, role, wanted, has)
 	}
 
 	fv, err := find(featName, "feature")

@@ -40,7 +40,10 @@ var (
 // (else the first of NPZLabelNames present): a vector of integers or of
 // fixed-width strings (NumPy's "<U…" and "S…" dtypes), "" or "?" for an
 // unlabelled row. An archive with other arrays but no label array is an
-// error listing them, unless opt.NoLabels.
+// error listing them, unless opt.NoLabels. A string vector named
+// feature_names names the features, and one named target_names the
+// classes of integer labels 0..C−1 (as scikit-learn's Bunch has them);
+// one that cannot is named in Dataset.Notes.
 func ReadNPZ(r io.Reader, name string, opt Options) (*Dataset, error) {
 	if err := checkOptions(name, opt); err != nil {
 		return nil, err
@@ -109,6 +112,17 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 	}
 	n, p := x.Dims()
 	d := &Dataset{Name: datasetName(name), X: x, FeatureNames: defaultNames(p)}
+	if f := members[npzFeatureNamesKey]; f != nil && featKey != npzFeatureNamesKey {
+		names, why, err := npzNames(name, b, f, p)
+		if err != nil {
+			return nil, err
+		}
+		if why != "" {
+			d.Notes = append(d.Notes, fmt.Sprintf("array %q does not name the features: %s", npzFeatureNamesKey, why))
+		} else {
+			d.FeatureNames = names
+		}
+	}
 	if opt.NoLabels {
 		return d, nil
 	}
@@ -121,8 +135,9 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("array %q cannot be both the features and the labels", short(labelKey))}
 	}
 	if labelKey == "" {
-		if len(keys) == 1 {
-			return d, nil // the features alone: unlabelled data
+		arrays := slices.DeleteFunc(slices.Clone(keys), func(k string) bool { return k == npzFeatureNamesKey || k == npzTargetNamesKey })
+		if len(arrays) == 1 {
+			return d, nil // the features alone (and their names): unlabelled data
 		}
 		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("no label array: the archive holds %s, none of them named %s; name it with --npz-y (Options.NPZLabels), or read the data unlabelled with --no-labels (Options.NoLabels)", listing(), strings.Join(others, ", "))}
 	}
@@ -137,7 +152,31 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 	if len(texts) != n {
 		return nil, &FormatError{File: name, Offset: -1, Msg: fmt.Sprintf("label array %q has %d entries but feature array %q has %d rows", short(labelKey), len(texts), short(featKey), n)}
 	}
-	y, cn, err := encodeLabels(texts, opt.Classes, opt.Unlabelled)
+	classes := opt.Classes
+	if f := members[npzTargetNamesKey]; f != nil && labelKey != npzTargetNamesKey && la.strs == nil {
+		names, why, err := npzNames(name, b, f, -1)
+		if err != nil {
+			return nil, err
+		}
+		if why == "" {
+			why = nameIndices(texts, names)
+		}
+		switch {
+		case why != "":
+			d.Notes = append(d.Notes, fmt.Sprintf("array %q does not name the classes: %s", npzTargetNamesKey, why))
+		case classes == nil:
+			classes = names
+			fallthrough
+		default:
+			for i, t := range texts {
+				if t != "" {
+					c, _ := strconv.Atoi(t)
+					texts[i] = names[c]
+				}
+			}
+		}
+	}
+	y, cn, err := encodeLabels(texts, classes, opt.Unlabelled)
 	if err != nil {
 		var le *labelError
 		if errors.As(err, &le) {
@@ -147,6 +186,55 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 	}
 	d.Y, d.ClassNames = y, cn
 	return d, nil
+}
+
+// The arrays that name the features and the classes of a .npz archive,
+// as scikit-learn's Bunch has them (np.savez(f, X=b.data, y=b.target,
+// feature_names=b.feature_names, target_names=b.target_names)).
+const (
+	npzFeatureNamesKey = "feature_names"
+	npzTargetNamesKey  = "target_names"
+)
+
+// npzNames decodes the archive's member f as names: a vector of strings,
+// distinct and not empty, of length want (-1: any). why says what keeps it
+// from being names ("" when it is); err is a damaged array's error.
+func npzNames(name string, b []byte, f *zip.File, want int) (names []string, why string, err error) {
+	a, where, err := npzArray(name, b, f)
+	if err != nil {
+		return nil, "", err
+	}
+	if a.strs == nil {
+		return nil, "it holds numbers, not strings", nil
+	}
+	if len(a.shape) != 1 {
+		return nil, fmt.Sprintf("%s has shape %v, not a vector", where, a.shape), nil
+	}
+	if want >= 0 && len(a.strs) != want {
+		return nil, fmt.Sprintf("it has %d names for %d", len(a.strs), want), nil
+	}
+	seen := map[string]bool{}
+	for _, s := range a.strs {
+		if s == "" || seen[s] || strings.TrimSpace(s) != s || s == "?" {
+			return nil, fmt.Sprintf("name %q is empty, repeated, \"?\" or has surrounding spaces", short(s)), nil
+		}
+		seen[s] = true
+	}
+	return a.strs, "", nil
+}
+
+// nameIndices says why names cannot name the labels texts (numeric label
+// texts, "" unlabelled): every label must be an index 0..len(names)−1.
+func nameIndices(texts, names []string) string {
+	for _, t := range texts {
+		if t == "" {
+			continue
+		}
+		if c, err := strconv.Atoi(t); err != nil || c < 0 || c >= len(names) {
+			return fmt.Sprintf("label %q is not an index 0..%d of its %d names", short(t), len(names)-1, len(names))
+		}
+	}
+	return ""
 }
 
 // pickNPZ returns the array of the given role: want when it is set (an

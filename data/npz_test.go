@@ -4,6 +4,7 @@ import (
 	"archive/zip"
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -378,5 +379,58 @@ func TestContents(t *testing.T) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("%s: %q, %v; want %q", file, got, err, want)
 		}
+	}
+}
+
+// strNPY encodes strs as a NumPy "<U{width}" vector.
+func strNPY(strs []string, width int) []byte {
+	cps := make([]uint32, 0, len(strs)*width)
+	for _, s := range strs {
+		r := []rune(s)
+		for k := 0; k < width; k++ {
+			c := uint32(0)
+			if k < len(r) {
+				c = uint32(r[k])
+			}
+			cps = append(cps, c)
+		}
+	}
+	return rawNPY(fmt.Sprintf("<U%d", width), false, fmt.Sprintf("(%d,)", len(strs)), encodeValues(binary.LittleEndian, cps))
+}
+
+// An archive saved from a scikit-learn Bunch (np.savez(f, X=b.data,
+// y=b.target, feature_names=b.feature_names, target_names=b.target_names))
+// names the features and the classes by those arrays; names that cannot
+// (a wrong count, labels past them) are left with a note.
+func TestReadNPZBunchNames(t *testing.T) {
+	x := rawNPY("<f8", false, "(3, 2)", encodeValues(binary.LittleEndian, []float64{1, 2, 3, 4, 5, 6}))
+	y := rawNPY("<i8", false, "(3,)", encodeValues(binary.LittleEndian, []int64{2, 0, 2}))
+	fn := member{"feature_names.npy", strNPY([]string{"sepal length", "petal"}, 12)}
+	tn := member{"target_names.npy", strNPY([]string{"setosa", "versicolor", "virginica"}, 10)}
+	b := npzOf(t, true, member{"X.npy", x}, member{"y.npy", y}, fn, tn)
+	d, err := ReadNPZ(bytes.NewReader(b), "bunch.npz", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(d.FeatureNames, []string{"sepal length", "petal"}) || !slices.Equal(d.ClassNames, []string{"setosa", "versicolor", "virginica"}) || !slices.Equal(d.Y, []int{2, 0, 2}) || len(d.Notes) != 0 {
+		t.Errorf("bunch: features %q classes %q y %v notes %q", d.FeatureNames, d.ClassNames, d.Y, d.Notes)
+	}
+	// Given classes (a model's) match the names.
+	d, err = ReadNPZ(bytes.NewReader(b), "bunch.npz", Options{Classes: []string{"virginica", "setosa"}})
+	if err != nil || !slices.Equal(d.Y, []int{0, 1, 0}) {
+		t.Errorf("bunch with classes: %v %v", d.Y, err)
+	}
+	// Features alone with their names: unlabelled data, not an error.
+	d, err = ReadNPZ(bytes.NewReader(npzOf(t, false, member{"X.npy", x}, fn)), "x.npz", Options{})
+	if err != nil || d.Y != nil || d.FeatureNames[0] != "sepal length" {
+		t.Errorf("features and names alone: %v", err)
+	}
+	short := member{"target_names.npy", strNPY([]string{"a", "b"}, 1)}
+	wrong := member{"feature_names.npy", strNPY([]string{"a", "b", "c"}, 1)}
+	d, err = ReadNPZ(bytes.NewReader(npzOf(t, false, member{"X.npy", x}, member{"y.npy", y}, wrong, short)), "w.npz", Options{})
+	if err != nil || len(d.Notes) != 2 || !slices.Equal(d.ClassNames, []string{"0", "2"}) || d.FeatureNames[0] != "x0" ||
+		!strings.Contains(strings.Join(d.Notes, "\n"), `array "feature_names" does not name the features: it has 3 names for 2`) ||
+		!strings.Contains(strings.Join(d.Notes, "\n"), `array "target_names" does not name the classes: label "2" is not an index 0..1 of its 2 names`) {
+		t.Errorf("names that do not fit: %v %q %q", err, d.ClassNames, d.Notes)
 	}
 }

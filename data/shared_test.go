@@ -187,7 +187,18 @@ func TestSharedFaces(t *testing.T) {
 			}
 		})
 	}
-	// The default variable names fail on ORL with the list of what it has.
-	_, err := Load(testdata.Path(t, "data/faces/mat/ORL_32x32.mat"), Options{})
-	wantErr(t, "ORL defaults", err, "ORL_32x32.mat", `no feature variable "fea"`, "X (400×1024 double)", "Y (400×1 double)")
+	// ORL's X and Y are found by the default names (MatFeatureNames,
+	// MatLabelNames), as given explicitly; YaleB's label variable "Label"
+	// is none of them, and the error lists what the file has.
+	orl := testdata.Path(t, "data/faces/mat/ORL_32x32.mat")
+	d1, err := Load(orl, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d2, err := Load(orl, Options{MatFeatures: "X", MatLabels: "Y"})
+	if err != nil || !mat.Equal(d1.X, d2.X) || !slices.Equal(d1.Y, d2.Y) {
+		t.Errorf("ORL defaults differ from X, Y: %v", err)
+	}
+	_, err = Load(testdata.Path(t, "data/faces/mat/YaleB_32x32.mat"), Options{})
+	wantErr(t, "YaleB defaults", err, "YaleB_32x32.mat", `no label variable "gnd", "y", "Y", "labels", "label", "target" or "targets"`, "Label (")
 }

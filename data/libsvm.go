@@ -350,3 +350,59 @@ func errLIBSVMEmpty(name string) error {
 func errLIBSVMNoFeatures(name string) error {
 	return lineErr(name, 0, "no features: no row has an index:value pair (give the dimension with --features, Options.NumFeatures)")
 }
+
+// WriteLIBSVM writes d as LIBSVM/svmlight text: one line per row, its
+// label (the class name, else the class index) and the index:value pairs
+// of its non-zero features, indices from 1, values in the shortest text
+// that reads back as the same float64; the first row also lists its last
+// feature when it is zero, so that a reader finds the dimension even when
+// that feature is zero in every row. ReadLIBSVM reads it back as d (the
+// features named f1, f2, …). LIBSVM has no unlabelled
+// rows: data without labels, or with an unlabelled row, is refused, and
+// so are class names that are not one token without ':' and '#'. Tools
+// other than dimred (LIBSVM, scikit-learn) want numeric labels.
+func WriteLIBSVM(w io.Writer, d *Dataset) error {
+	if d == nil || d.X == nil || d.X.IsEmpty() {
+		return fmt.Errorf("WriteLIBSVM: no data")
+	}
+	if err := CheckFinite("rows", d.X); err != nil {
+		return err
+	}
+	n, p := d.X.Dims()
+	if d.Y == nil {
+		return fmt.Errorf("WriteLIBSVM: dataset %q has no labels, and every LIBSVM row starts with one; write .csv, .npy or .npz instead", d.Name)
+	}
+	if len(d.Y) != n {
+		return fmt.Errorf("WriteLIBSVM: dataset %q has %d rows and %d labels", d.Name, n, len(d.Y))
+	}
+	for c, name := range d.ClassNames {
+		if name == "" || isMissingLabel(name) || strings.ContainsAny(name, ":#") || len(strings.Fields(name)) != 1 || strings.TrimSpace(name) != name {
+			return fmt.Errorf("WriteLIBSVM: dataset %q: class %d is named %q, which is no LIBSVM label (one token without ':' or '#')", d.Name, c, name)
+		}
+	}
+	bw := bufio.NewWriter(w)
+	var buf []byte
+	for i := 0; i < n; i++ {
+		c := d.Y[i]
+		if c == Unlabeled {
+			return fmt.Errorf("WriteLIBSVM: dataset %q: row %d is unlabelled, and LIBSVM has no unlabelled rows; leave such rows out or write .csv", d.Name, i+1)
+		}
+		if c < 0 || (len(d.ClassNames) > 0 && c >= len(d.ClassNames)) {
+			return fmt.Errorf("WriteLIBSVM: dataset %q: row %d has label %d, want 0..%d", d.Name, i+1, c, len(d.ClassNames)-1)
+		}
+		buf = append(buf[:0], LabelText(c, d.ClassNames)...)
+		for j, v := range d.X.RawRowView(i) {
+			if v != 0 || (i == 0 && j == p-1) { // the first row's last pair, zero or not, keeps the dimension
+				buf = append(buf, ' ')
+				buf = strconv.AppendInt(buf, int64(j+1), 10)
+				buf = append(buf, ':')
+				buf = strconv.AppendFloat(buf, v, 'g', -1, 64)
+			}
+		}
+		buf = append(buf, '\n')
+		if _, err := bw.Write(buf); err != nil {
+			return err
+		}
+	}
+	return bw.Flush()
+}

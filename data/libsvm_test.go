@@ -1,6 +1,8 @@
 package data
 
 import (
+	"bytes"
+	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -73,6 +75,41 @@ func TestReadLIBSVMErrors(t *testing.T) {
 		if c.name == "huge index" || c.name == "huge NumFeatures" { // Scan says the same
 			err := ScanReader(strings.NewReader(c.in), "b.svm", c.opt, 100, func(*mat.Dense, []int) error { return nil }, nil)
 			wantErr(t, c.name+" (Scan)", err, append(c.wants[:2:2], "a chunk of 100 rows")...)
+		}
+	}
+}
+
+// WriteLIBSVM's text reads back as the data (values exactly, the classes
+// by name, the dimension even when the last feature is zero everywhere),
+// and data LIBSVM cannot hold is refused.
+func TestWriteLIBSVMRoundTrip(t *testing.T) {
+	x := mat.NewDense(3, 4, []float64{0.1, 0, 1e-300, 0, 0, 0, 0, 0, -2.5, 1.0 / 3, 0, 0})
+	d := &Dataset{Name: "t", X: x, Y: []int{1, 0, 1}, ClassNames: []string{"-1", "+1"}}
+	var b bytes.Buffer
+	if err := WriteLIBSVM(&b, d); err != nil {
+		t.Fatal(err)
+	}
+	want := "+1 1:0.1 3:1e-300 4:0\n-1\n+1 1:-2.5 2:0.3333333333333333\n"
+	if b.String() != want {
+		t.Errorf("text:\n%s\nwant\n%s", b.String(), want)
+	}
+	back, err := ReadLIBSVM(bytes.NewReader(b.Bytes()), "t.libsvm", Options{})
+	if err != nil || !mat.Equal(back.X, x) || !slices.Equal(back.Y, d.Y) || !slices.Equal(back.ClassNames, d.ClassNames) {
+		t.Errorf("read back: %v\n%v %v %q", err, mat.Formatted(back.X), back.Y, back.ClassNames)
+	}
+	for _, c := range []struct {
+		name string
+		d    *Dataset
+		want string
+	}{
+		{"no labels", &Dataset{Name: "t", X: x}, "has no labels"},
+		{"unlabelled row", &Dataset{Name: "t", X: x, Y: []int{0, -1, 0}}, "row 2 is unlabelled"},
+		{"class name with a space", &Dataset{Name: "t", X: x, Y: []int{0, 1, 0}, ClassNames: []string{"a b", "c"}}, `class 0 is named "a b"`},
+		{"class name with a colon", &Dataset{Name: "t", X: x, Y: []int{0, 1, 0}, ClassNames: []string{"a", "c:d"}}, `class 1 is named "c:d"`},
+	} {
+		err := WriteLIBSVM(io.Discard, c.d)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.name, err)
 		}
 	}
 }

@@ -13,24 +13,28 @@ import (
 
 // OutputFormats are the formats Write writes, by file extension
 // (OutputFormat), each optionally followed by .gz.
-var OutputFormats = []string{"csv", "tsv", "npy", "npz", "mat"}
+var OutputFormats = []string{"csv", "tsv", "npy", "npz", "mat", "libsvm"}
 
 // OutputFormat returns the format of an output path from its extension:
-// .csv, .tsv, .npy, .npz or .mat, optionally followed by .gz.
+// .csv, .tsv, .npy, .npz, .mat or .libsvm (also .svm, .svmlight: "libsvm"),
+// optionally followed by .gz.
 func OutputFormat(path string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))
 	switch ext {
 	case ".csv", ".tsv", ".npy", ".npz", ".mat":
 		return ext[1:], nil
+	case ".libsvm", ".svm", ".svmlight":
+		return "libsvm", nil
 	}
-	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv, .npy, .npz or .mat (optionally followed by .gz)", path, ext)
+	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv, .npy, .npz, .mat or .libsvm (.svm, .svmlight), optionally followed by .gz", path, ext)
 }
 
 // Write writes d to w in format: "csv" and "tsv" with the label column
 // first (WriteCSV, WriteTSV), "npy" the rows only, as a float64 array
 // (the labels are not part of it), "npz" the rows and labels as the
 // arrays X and y of a NumPy archive (WriteNPZ), "mat" the rows and labels
-// as the variables fea and gnd of a MATLAB file (WriteMAT).
+// as the variables fea and gnd of a MATLAB file (WriteMAT), "libsvm" the
+// labels and non-zero features as LIBSVM text (WriteLIBSVM).
 func Write(w io.Writer, format string, d *Dataset) error {
 	switch format {
 	case "csv":
@@ -49,6 +53,8 @@ func Write(w io.Writer, format string, d *Dataset) error {
 		return WriteNPZ(w, d)
 	case "mat":
 		return WriteMAT(w, d)
+	case "libsvm":
+		return WriteLIBSVM(w, d)
 	}
 	return fmt.Errorf("Write: unknown format %q; want %s", format, strings.Join(OutputFormats, ", "))
 }

@@ -12,8 +12,10 @@ and writes it in the format of the extension of -o: .csv or .tsv (label
 column first), .npy (the rows only; --labels-out FILE writes the labels
 too), .npz (the arrays X and y, which np.load reads), .mat (the variables
 fea and gnd for MATLAB, Octave and scipy.io.loadmat; string class names as
-the char matrix classes), any of them followed by .gz; - is CSV on
-standard output. The output is written to a temporary name and renamed.
+the char matrix classes), .libsvm (.svm, .svmlight: LIBSVM text, the
+labels and the non-zero features, for labelled rows only), any of them
+followed by .gz; - is CSV on standard output. The output is written to a
+temporary name and renamed.
 
 examples:
   dimred convert -i ../shared/data/faces/mat/Yale_32x32.mat -o yale.npz
@@ -27,7 +29,7 @@ func init() { commandHelp["convert"] = convertHelp }
 func runConvert(e *env, args []string) error {
 	fs := newFlags(e, "convert")
 	df := addDataFlags(e, fs)
-	out := fs.String("o", "", "output file, its format by extension: .csv, .tsv, .npy, .npz or .mat, any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "", "output file, its format by extension: .csv, .tsv, .npy, .npz, .mat or .libsvm, any of them .gz; - is standard output (CSV)")
 	labelsOut := fs.String("labels-out", "", "also write the labels to this file: .npy (integers, or strings for other class names) or text (one per line; empty for an unlabelled row), optionally .gz")
 	if err := parse(fs, args); err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/datasets"
 )
 
 // convert writes what it reads in the format of the output's extension,
@@ -76,5 +78,42 @@ func TestConvert(t *testing.T) {
 		if st == 0 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: status %d, %q; want %q", c.args, st, errs, c.want)
 		}
+	}
+}
+
+// convert -o .libsvm writes LIBSVM text that reads back as the input (the
+// rows exactly, the classes by name); rows LIBSVM cannot hold (an
+// unlabelled row) are refused with the row named, and nothing is left.
+func TestConvertLIBSVM(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "w.libsvm.gz")
+	st, _, errs := run(t, "convert", "-i", "builtin:wine", "-o", out)
+	if st != 0 {
+		t.Fatalf("status %d: %s", st, errs)
+	}
+	want, err := datasets.Builtin("wine")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := data.Load(out, data.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(got.X, want.X) {
+		t.Errorf("rows differ")
+	}
+	for i := range want.Y {
+		if data.LabelText(got.Y[i], got.ClassNames) != data.LabelText(want.Y[i], want.ClassNames) {
+			t.Fatalf("row %d: label %q, want %q", i+1, data.LabelText(got.Y[i], got.ClassNames), data.LabelText(want.Y[i], want.ClassNames))
+		}
+	}
+	src := write(t, "u.csv", "a,b,label\n1,2,x\n3,4,\n")
+	bad := filepath.Join(dir, "u.svm")
+	st, _, errs = run(t, "convert", "-i", src, "-o", bad)
+	if st == 0 || !strings.Contains(errs, "row 2 is unlabelled") {
+		t.Errorf("unlabelled row: status %d, %q", st, errs)
+	}
+	if _, err := os.Stat(bad); err == nil {
+		t.Errorf("%s left behind after the refusal", bad)
 	}
 }

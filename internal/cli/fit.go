@@ -496,6 +496,8 @@ func streamTransform(e *env, df *dataFlags, modelPath, out, format string, dims,
 	switch {
 	case format == "npz" || format == "mat":
 		return usagef("--stream writes CSV, TSV or .npy: a .%s file's array header needs the row count before the rows", format)
+	case format == "libsvm":
+		return usagef("--stream writes CSV, TSV or .npy; write the whole output as LIBSVM without --stream, or convert the streamed CSV")
 	case format == "npy" && (out == "-" || strings.HasSuffix(strings.ToLower(out), ".gz")):
 		return usagef("--stream writes .npy only to a file, not to standard output or .gz: the header's row count is written last, in place")
 	}

@@ -42,14 +42,14 @@ func commands() []command {
 	return []command{
 		{"methods", "methods [-v]", "list the methods (-v: with their parameters and defaults)", runMethods},
 		{"fit", "fit -m METHOD -i DATA [-k DIMS] [-p key=value ...] [--scale SPEC] -o MODEL", "fit the preprocessing and a method and save them as one model file", runFit},
-		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy|.npz|.mat[.gz]|-] [-k DIMS] [--plot EMBEDDING.png]", "embed new rows with a saved model (its preprocessing first)", runTransform},
+		{"transform", "transform --model MODEL -i DATA|- [-o OUT.csv|.tsv|.npy|.npz|.mat|.libsvm[.gz]|-] [-k DIMS] [--plot EMBEDDING.png]", "embed new rows with a saved model (its preprocessing first)", runTransform},
 		{"info", infoUsage, "what a model file holds (method, parameters, preprocessing, classes, the map, its size, the values), or what dimred reads from a data file", runInfo},
 		{"score", "score -i DATA [--model MODEL] [--sigma S] [--standardize=false]", "quadratic mutual information I_Q(Z;Y) of an embedding and its labels (seed 000 eq. 11-14)", runScore},
 		{"cluster", clusterUsage, "normalized-cut clustering of a method's embedding: accuracy (seed 002 eq. 30) and NMI", runCluster},
 		{"eval", "eval -i DATA -m m1,m2 -c ncc,knn3 [--cv 10 | --train-per-class NU --repeats R] [--seed N] [--scale minmax] [--nested [--inner-folds 5] [--grid key=v1,v2]...] [-j N] [--plot CURVES.png] [--quiet] [--format text|csv|json|markdown]", "error rate against output dimension under a paper's protocol", runEval},
 		{"demo", "demo [-o DIR]", "run the methods on built-in data, print a comparison and write 2-D plots", runDemo},
 		{"reproduce", reproduceUsage, "re-run the papers' tables and figures into a report beside the published numbers", runReproduce},
-		{"convert", "convert -i DATA -o OUT.csv|.tsv|.npy|.npz|.mat[.gz]|- [--labels-out FILE]", "read a data file and write it in another format (by extension)", runConvert},
+		{"convert", "convert -i DATA -o OUT.csv|.tsv|.npy|.npz|.mat|.libsvm[.gz]|- [--labels-out FILE]", "read a data file and write it in another format (by extension)", runConvert},
 		{"datasets", "datasets", "list the built-in data sets (use as -i builtin:NAME)", runDatasets},
 		{"bench", benchUsage, "time the performance workloads (--peer: beside NumPy/SciPy/scikit-learn)", runBench},
 	}

@@ -100,7 +100,7 @@ func runCluster(e *env, args []string) error {
 	subsample := fs.Int("subsample", 0, "cluster this many rows drawn with the classes as even as possible (seeded by --subsample-seed)")
 	subSeed := fs.Uint64("subsample-seed", 1, "seed of --subsample")
 	format := fs.String("format", "text", "output: text or json")
-	out := fs.String("o", "", "also write the clusters of the first run, one row per row clustered: its row among the rows read (from 1), its cluster (1..k) and its class; by extension .csv, .tsv (columns label,row,cluster), .npy (rows × [row, cluster]), .npz, .mat, any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "", "also write the clusters of the first run, one row per row clustered: its row among the rows read (from 1), its cluster (1..k) and its class; by extension .csv, .tsv (columns label,row,cluster), .npy (rows × [row, cluster]), .npz, .mat, .libsvm (the class, then row and cluster as features 1 and 2; labelled rows only), any of them .gz; - is standard output (CSV)")
 	var params multiFlag
 	fs.Var(&params, "p", "method parameter key=value (repeatable; see 'dimred methods -v')")
 	if err := parse(fs, args); err != nil {

@@ -391,7 +391,7 @@ func runTransform(e *env, args []string) error {
 	fs := newFlags(e, "transform")
 	df := addDataFlags(e, fs)
 	modelPath := fs.String("model", "", "model file written by 'dimred fit'")
-	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only), .npz (arrays X and y) or .mat (variables fea and gnd), any of them .gz; - is standard output (CSV)")
+	out := fs.String("o", "-", "output file, its format by extension: .csv, .tsv (label column first), .npy (the embedding only), .npz (arrays X and y), .mat (variables fea and gnd) or .libsvm (labelled rows only), any of them .gz; - is standard output (CSV)")
 	dims := fs.Int("k", 0, "keep only the first k dimensions (0: all)")
 	stream := fs.Bool("stream", false, "read and write chunk by chunk, never holding the input whole (CSV/TSV/LIBSVM/.npy in, CSV/TSV/.npy out; text labels must be class indices)")
 	// 1000 rows as transform maps them without --stream: a kernel model

@@ -99,7 +99,7 @@ func TestTransformOutputs(t *testing.T) {
 	if z.At(7, 1) != want[7][2] {
 		t.Errorf("library transform %v, CLI %v", z.At(7, 1), want[7][2])
 	}
-	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv, .npy, .npz or .mat") {
+	if st, _, errs := run(t, "transform", "--model", model, "-i", "builtin:iris", "-o", filepath.Join(dir, "z.xlsx")); st != 2 || !strings.Contains(errs, ".csv, .tsv, .npy, .npz, .mat or .libsvm") {
 		t.Errorf("unknown extension: status %d, %s", st, errs)
 	}
 }

@@ -76,8 +76,7 @@ func CurvesPanel(series []Series, opt CurveOptions) (*Panel, error) {
 
 	p := newPlot(opt.Title, opt.XLabel, opt.YLabel)
 	p.Add(plotter.NewGrid())
-	legend := newLegend()
-	named := false
+	panel := &Panel{plot: p}
 	for i, s := range series {
 		xys := make(plotter.XYs, len(s.X))
 		for k := range xys {
@@ -110,8 +109,7 @@ func CurvesPanel(series []Series, opt CurveOptions) (*Panel, error) {
 			p.Add(bars)
 		}
 		if s.Name != "" {
-			legend.Add(s.Name, line, pts)
-			named = true
+			panel.addLegend(s.Name, line, pts)
 		}
 	}
 	if opt.YMin < opt.YMax {
@@ -119,10 +117,6 @@ func CurvesPanel(series []Series, opt CurveOptions) (*Panel, error) {
 	}
 	if integralX(series) {
 		p.X.Tick.Marker = integerTicks{}
-	}
-	panel := &Panel{plot: p}
-	if named {
-		panel.legend = legend
 	}
 	return panel, nil
 }

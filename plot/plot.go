@@ -24,6 +24,7 @@ import (
 
 	gplot "gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -90,29 +91,90 @@ func rgb(v uint32) color.Color {
 // drawn alone by [Scatter] and [Curves] or side by side by [Grid].
 type Panel struct {
 	plot   *gplot.Plot
-	legend *gplot.Legend // nil: no legend
+	legend []legendEntry // nil: no legend
+	// note, when set, is drawn small in the top right corner: why a
+	// legend the plot would have had is not drawn.
+	note string
 }
 
-// Draw draws the panel into c, the legend (if any) in a strip on the right.
+// legendEntry is one legend line: a name and the thumbnails drawn
+// before it.
+type legendEntry struct {
+	name   string
+	thumbs []gplot.Thumbnailer
+}
+
+// addLegend appends an entry to the panel's legend.
+func (p *Panel) addLegend(name string, thumbs ...gplot.Thumbnailer) {
+	p.legend = append(p.legend, legendEntry{name, thumbs})
+}
+
+// draw draws the panel into c, the legend (if any) in a strip on the
+// right: in as many columns of equal length as the canvas height needs
+// (ORL's 40 classes take two on an 800 × 600 figure). A legend that
+// would take more than half the width is left out, and a note in the top
+// right corner says so.
 func (p *Panel) draw(c draw.Canvas) {
-	if p.legend == nil {
-		p.plot.Draw(c)
-		return
-	}
-	r := p.legend.Rectangle(c)
-	lw := r.Max.X - r.Min.X
 	pad := vg.Points(8)
-	width := c.Max.X - c.Min.X
-	if lw+2*pad > width/2 { // never let the legend take more than half
-		p.plot.Draw(c)
+	if len(p.legend) == 0 {
+		p.plot.Draw(draw.Crop(c, 0, -pad, 0, 0)) // glyphs at the edge keep a margin
+		p.drawNote(c, p.note)
 		return
 	}
 	top := pad
 	if p.plot.Title.Text != "" {
 		top += p.plot.Title.TextStyle.Height(p.plot.Title.Text) + p.plot.Title.Padding
 	}
-	p.plot.Draw(draw.Crop(c, 0, -(lw + 2*pad), 0, 0))
-	p.legend.Draw(draw.Crop(c, width-lw-pad, -pad, 0, -top))
+	width := c.Max.X - c.Min.X
+	cols := legendColumns(p.legend, c.Max.Y-c.Min.Y-top-pad, c)
+	lw := pad
+	for _, l := range cols {
+		r := l.Rectangle(c)
+		lw += r.Max.X - r.Min.X + pad
+	}
+	if lw+pad > width/2 { // never let the legend take more than half
+		p.plot.Draw(draw.Crop(c, 0, -pad, 0, 0))
+		p.drawNote(c, fmt.Sprintf("legend left out: %d entries do not fit", len(p.legend)))
+		return
+	}
+	p.plot.Draw(draw.Crop(c, 0, -(lw + pad), 0, 0))
+	x := width - lw
+	for _, l := range cols {
+		r := l.Rectangle(c)
+		l.Draw(draw.Crop(c, x, -(width - x - (r.Max.X - r.Min.X)), 0, -top))
+		x += r.Max.X - r.Min.X + pad
+	}
+}
+
+// legendColumns splits the entries into columns of equal length (the
+// last may be shorter), as few as fit the height h.
+func legendColumns(entries []legendEntry, h vg.Length, c draw.Canvas) []*gplot.Legend {
+	one := newLegend()
+	one.Add(entries[0].name, entries[0].thumbs...)
+	r := one.Rectangle(c)
+	rowH := r.Max.Y - r.Min.Y + one.Padding
+	rows := max(1, int((h+one.Padding)/rowH))
+	ncol := (len(entries) + rows - 1) / rows
+	rows = (len(entries) + ncol - 1) / ncol
+	var cols []*gplot.Legend
+	for start := 0; start < len(entries); start += rows {
+		l := newLegend()
+		for _, e := range entries[start:min(start+rows, len(entries))] {
+			l.Add(e.name, e.thumbs...)
+		}
+		cols = append(cols, l)
+	}
+	return cols
+}
+
+// drawNote writes note (if any) small and grey in the top right corner
+// of c.
+func (p *Panel) drawNote(c draw.Canvas, note string) {
+	if note == "" {
+		return
+	}
+	sty := text.Style{Color: color.Gray{Y: 0x60}, Font: sans(9), XAlign: draw.XRight, YAlign: draw.YTop, Handler: p.plot.Title.TextStyle.Handler}
+	c.FillText(sty, vg.Point{X: c.Max.X - vg.Points(4), Y: c.Max.Y - vg.Points(2)}, note)
 }
 
 // sans returns Liberation Sans (compiled into gonum/plot) at size points.

@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/dimred/dimred/datasets"
 )
@@ -130,8 +133,9 @@ func TestScatterFormats(t *testing.T) {
 
 func TestScatterManyClasses1DAndNoLabels(t *testing.T) {
 	dir := outDir(t)
-	// 40 classes in 2-D: legend omitted (default MaxLegend 20), and the
-	// same data with MaxLegend 40 draws one.
+	// 40 classes in 2-D: by default a legend of two columns of 20 on an
+	// 800 × 600 figure (one column at 900 pixels high); with MaxLegend
+	// 20 none, and a note in the top right corner says so.
 	const c = 40
 	z := mat.NewDense(c*20, 2, nil)
 	y := make([]int, c*20)
@@ -142,19 +146,44 @@ func TestScatterManyClasses1DAndNoLabels(t *testing.T) {
 		z.Set(i, 0, 10*math.Cos(a)+0.3*math.Sin(float64(i)))
 		z.Set(i, 1, 10*math.Sin(a)+0.3*math.Cos(float64(3*i)))
 	}
+	noteGrey := color.Gray{Y: 0x60}
 	for _, tc := range []struct {
-		file string
-		max  int
-	}{{"scatter_40_nolegend.png", 0}, {"scatter_40_legend.png", 40}} {
-		path := filepath.Join(dir, tc.file)
-		if err := Scatter(path, z, y, nil, ScatterOptions{Title: "40 classes", MaxLegend: tc.max, Height: 900}); err != nil {
+		file      string
+		max, h    int
+		legend    bool
+		cols      int
+		wantNote  string
+		noteInImg bool
+	}{
+		{"scatter_40_legend.png", 0, DefaultHeight, true, 2, "", false},
+		{"scatter_40_legend_tall.png", 0, 900, true, 1, "", false},
+		{"scatter_40_nolegend.png", 20, DefaultHeight, false, 0, "no legend: 40 entries (at most 20)", true},
+	} {
+		opt := ScatterOptions{Title: "40 classes", MaxLegend: tc.max, Height: tc.h}
+		p, err := ScatterPanel(z, y, nil, opt)
+		if err != nil {
 			t.Fatal(err)
 		}
-		decodePNG(t, path, DefaultWidth, 900)
-	}
-	p, err := ScatterPanel(z, y, nil, ScatterOptions{})
-	if err != nil || p.legend != nil {
-		t.Errorf("40 classes: legend %v (err %v), want none by default", p.legend, err)
+		if (p.legend != nil) != tc.legend || p.note != tc.wantNote {
+			t.Errorf("%s: %d legend entries, note %q; want legend %v, note %q", tc.file, len(p.legend), p.note, tc.legend, tc.wantNote)
+		}
+		if tc.legend {
+			cv := draw.New(vgimg.NewWith(vgimg.UseWH(vg.Length(DefaultWidth)*72/96, vg.Length(tc.h)*72/96)))
+			if cols := legendColumns(p.legend, cv.Max.Y-cv.Min.Y-vg.Points(40), cv); len(cols) != tc.cols {
+				t.Errorf("%s: %d legend columns, want %d", tc.file, len(cols), tc.cols)
+			}
+		}
+		path := filepath.Join(dir, tc.file)
+		if err := Scatter(path, z, y, nil, opt); err != nil {
+			t.Fatal(err)
+		}
+		img := decodePNG(t, path, DefaultWidth, tc.h)
+		corner := img.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(image.Rect(DefaultWidth-250, 0, DefaultWidth, 16))
+		if n := countColor(corner, noteGrey, 12); (n > 20) != tc.noteInImg {
+			t.Errorf("%s: %d note-grey pixels in the top right corner; want a note %v", tc.file, n, tc.noteInImg)
+		}
 	}
 
 	// 1-D embedding: strip chart with the class names on the y axis.
@@ -379,5 +408,29 @@ func TestIntegerTicks(t *testing.T) {
 	}
 	if integralX([]Series{{X: []float64{1, 2.5}, Y: []float64{0, 0}}}) || !integralX([]Series{{X: []float64{1, 2}, Y: []float64{0, 0}}}) {
 		t.Error("integralX")
+	}
+}
+
+// A legend wider than half the figure (long class names) is left out,
+// and the note in the top right corner says so.
+func TestScatterLegendTooWide(t *testing.T) {
+	z, y, _ := iris2D()
+	long := strings.Repeat("a very long class name ", 6)
+	names := []string{"setosa " + long, "versicolor " + long, "virginica " + long}
+	for _, tc := range []struct {
+		names []string
+		note  bool
+	}{{names, true}, {[]string{"setosa", "versicolor", "virginica"}, false}} {
+		path := filepath.Join(outDir(t), "scatter_wide_legend.png")
+		if err := Scatter(path, z, y, tc.names, ScatterOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		img := decodePNG(t, path, DefaultWidth, DefaultHeight)
+		corner := img.(interface {
+			SubImage(image.Rectangle) image.Image
+		}).SubImage(image.Rect(DefaultWidth-250, 0, DefaultWidth, 16))
+		if n := countColor(corner, color.Gray{Y: 0x60}, 12); (n > 20) != tc.note {
+			t.Errorf("names %.20q…: %d note-grey pixels in the top right corner; want a note %v", tc.names[0], n, tc.note)
+		}
 	}
 }

@@ -25,8 +25,10 @@ type ScatterOptions struct {
 	// 600). The legend takes a strip on the right.
 	Width, Height int
 	// MaxLegend is the largest number of legend entries (classes present,
-	// plus one for unlabeled points) for which a legend is drawn: 0 means
-	// 20, a negative value never draws one.
+	// plus one for unlabeled points) for which a legend is drawn, in as
+	// many columns as the height needs: 0 means 40 (beyond, ClassStyle
+	// repeats and a note in the corner says the legend is left out); a
+	// negative value never draws one.
 	MaxLegend int
 	// PointRadius is the glyph radius in points (1/72 in); 0 chooses 3,
 	// 2.5 or 1.8 for up to 500, 2000 or more points.
@@ -59,7 +61,9 @@ type Line struct {
 // names class c in the legend and may be nil (names "0", "1", ...);
 // otherwise it must name every label used. Class c is drawn in the colour
 // and shape of [ClassStyle](c), distinct for up to 40 classes. The legend
-// (on the right) is drawn when there are at most opt.MaxLegend entries.
+// (on the right, in columns) is drawn when there are at most
+// opt.MaxLegend entries and it takes at most half the width; otherwise a
+// note in the top right corner says why it is left out.
 func Scatter(path string, Z *mat.Dense, y []int, classNames []string, opt ScatterOptions) error {
 	if _, err := outputFormat(path); err != nil {
 		return err
@@ -165,8 +169,7 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 	}
 
 	// Unlabeled points are drawn first (behind) but listed last.
-	legend := newLegend()
-	entries := 0
+	panel := &Panel{plot: p}
 	var unlabeled *plotter.Scatter
 	for g, pts := range groups {
 		if len(pts) == 0 {
@@ -183,13 +186,12 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 		} else {
 			col, shape := ClassStyle(c)
 			s.GlyphStyle = draw.GlyphStyle{Color: col, Radius: radius, Shape: shape}
-			legend.Add(name(c), s)
+			panel.addLegend(name(c), s)
 		}
-		entries++
 		p.Add(s)
 	}
 	if unlabeled != nil {
-		legend.Add("unlabeled", unlabeled)
+		panel.addLegend("unlabeled", unlabeled)
 	}
 	for i, ln := range opt.Lines {
 		for _, v := range []float64{ln.X0, ln.Y0, ln.X1, ln.Y1} {
@@ -207,16 +209,20 @@ func ScatterPanel(Z *mat.Dense, y []int, classNames []string, opt ScatterOptions
 			l.LineStyle.Dashes = []vg.Length{vg.Points(6), vg.Points(3 * float64(i))}
 		}
 		p.Add(l)
-		legend.Add(ln.Name, l)
-		entries++
+		panel.addLegend(ln.Name, l)
 	}
 	maxLegend := opt.MaxLegend
 	if maxLegend == 0 {
-		maxLegend = 20 // Yale's 15 persons keep a legend; ORL's 40 would crowd it
+		maxLegend = 40 // ORL's 40 persons, in two columns
 	}
-	panel := &Panel{plot: p}
-	if y != nil && entries <= maxLegend {
-		panel.legend = legend
+	switch {
+	case y == nil:
+		panel.legend = nil
+	case len(panel.legend) > maxLegend && maxLegend > 0:
+		panel.note = fmt.Sprintf("no legend: %d entries (at most %d)", len(panel.legend), maxLegend)
+		panel.legend = nil
+	case len(panel.legend) > maxLegend:
+		panel.legend = nil
 	}
 	return panel, nil
 }

@@ -144,5 +144,6 @@ func init() {
 		Name: "aqmida", Title: "Approximate quadratic mutual information discriminant analysis", Family: "mutual information",
 		Supervision: "supervised", Space: "linear", Paper: "seed 001 (Liu & Gillies 2016), eq. 4 and 9",
 		MaxDims: "whitened dimension (≤ min(n−1, d))",
+		Values:  "eigenvalues of E (eq. 9): the QMI approximation wᵀ·E·w of each unit direction in whitened units, largest first",
 	})
 }

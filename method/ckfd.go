@@ -252,5 +252,6 @@ func init() {
 		Name: "ckfd", Title: "Complete kernel Fisher discriminant (KPCA plus LDA, regular + irregular parts)", Family: "discriminant",
 		Supervision: "supervised", Space: "kernel", Paper: "Yang et al. 2005 (TPAMI); baseline in seed 000 Tables II-V",
 		MaxDims: "2(C−1)",
+		Values:  "eigenvalues of P₂ᵀ·S_b·P₂ (irregular part, where S_w vanishes) followed by the Fisher ratios wᵀS_bw / wᵀS_ww of the regular part, each part largest first",
 	})
 }

@@ -204,10 +204,12 @@ func init() {
 		Name: "lda", Title: "Linear discriminant analysis (PCA+LDA when S_w is singular)", Family: "discriminant",
 		Supervision: "supervised", Space: "linear", Paper: "baseline in seeds 000-004 (Fisherfaces PCA step)",
 		MaxDims: "C−1",
+		Values:  "generalized eigenvalues λ = wᵀS_bw / wᵀS_ww (between- over within-class scatter; huge where the PCA step keeps the null space of S_w), largest first",
 	})
 	Register[GDA](Info{
 		Name: "gda", Title: "Generalized discriminant analysis (kernel Fisher discriminant)", Family: "discriminant",
 		Supervision: "supervised", Space: "kernel", Paper: "baseline in seeds 000, 004 (Baudat & Anouar 2000)",
 		MaxDims: "C−1",
+		Values:  "generalized eigenvalues λ = aᵀK̃(W_c − 11ᵀ/n)K̃a / aᵀ(K̃K̃ + αK̃)a (between-class over regularised total scatter in feature space, in [0, 1]), largest first",
 	})
 }

@@ -369,20 +369,24 @@ func init() {
 		Name: "lpp", Title: "Locality preserving projections", Family: "neighbourhood",
 		Supervision: "unsupervised", Space: "linear", Paper: "He & Niyogi 2003; seed 004 §2 eq. 1-5 (baseline in seeds 000, 003, 004)",
 		MaxDims: "rank of X̄ᵀDX̄ (≤ min(n−1, d))",
+		Values:  "generalized eigenvalues λ of X̄ᵀLX̄·w = λ·X̄ᵀDX̄·w (how much each direction separates neighbours), smallest first",
 	})
 	Register[SLPP](Info{
 		Name: "slpp", Title: "Supervised LPP (same-class edges of the kNN graph)", Family: "neighbourhood",
 		Supervision: "supervised", Space: "linear", Paper: "seed 000 §V protocol; seed 004 Fig. 2",
 		MaxDims: "rank of X̄ᵀDX̄ (≤ min(n−1, d))",
+		Values:  "generalized eigenvalues λ of X̄ᵀLX̄·w = λ·X̄ᵀDX̄·w on the same-class kNN graph (how much each direction separates neighbours), smallest first",
 	})
 	Register[KLPP](Info{
 		Name: "klpp", Title: "Kernel locality preserving projections", Family: "neighbourhood",
 		Supervision: "unsupervised", Space: "kernel", Paper: "baseline in seeds 000, 003, 004 (seed 000 eq. 3 with C = D)",
 		MaxDims: "rank of K̃ (≤ n−1)",
+		Values:  "generalized eigenvalues λ of (K̃LK̃ + αK̃)·a = λ·(K̃DK̃ + αK̃)·a (how much each direction separates neighbours), smallest first",
 	})
 	Register[SKLPP](Info{
 		Name: "sklpp", Title: "Supervised kernel LPP (same-class edges of the kNN graph)", Family: "neighbourhood",
 		Supervision: "supervised", Space: "kernel", Paper: "seed 000 §V protocol (supervised KLPP); seed 004 Fig. 2",
 		MaxDims: "rank of K̃ (≤ n−1)",
+		Values:  "generalized eigenvalues λ of (K̃LK̃ + αK̃)·a = λ·(K̃DK̃ + αK̃)·a on the same-class kNN graph, smallest first",
 	})
 }

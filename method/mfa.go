@@ -150,10 +150,12 @@ func init() {
 		Name: "mfa", Title: "Marginal Fisher analysis", Family: "neighbourhood",
 		Supervision: "supervised", Space: "linear", Paper: "Yan et al. 2007; baseline in seed 003 (Table 1)",
 		MaxDims: "rank of X̄ᵀLᵖX̄ (≤ min(n−1, d))",
+		Values:  "ratios λ = wᵀX̄ᵀLX̄w / wᵀX̄ᵀLᵖX̄w (intrinsic-graph over penalty-graph scatter), smallest first",
 	})
 	Register[KMFA](Info{
 		Name: "kmfa", Title: "Kernel marginal Fisher analysis", Family: "neighbourhood",
 		Supervision: "supervised", Space: "kernel", Paper: "Yan et al. 2007; baseline in seed 003 (Table 1)",
 		MaxDims: "rank of K̃ (≤ n−1)",
+		Values:  "ratios λ = aᵀ(K̃LK̃ + αK̃)a / aᵀ(K̃LᵖK̃ + αK̃)a (intrinsic-graph over penalty-graph scatter), smallest first",
 	})
 }

@@ -106,10 +106,12 @@ func init() {
 		Name: "pca", Title: "Principal component analysis", Family: "variance",
 		Supervision: "unsupervised", Space: "linear", Paper: "baseline in seeds 000-004",
 		MaxDims: "min(n−1, d)",
+		Values:  "eigenvalues of X̄ᵀX̄: the variance along each direction times n − 1, largest first",
 	})
 	Register[KPCA](Info{
 		Name: "kpca", Title: "Kernel principal component analysis", Family: "variance",
 		Supervision: "unsupervised", Space: "kernel", Paper: "baseline in seeds 000, 002, 004",
 		MaxDims: "n−1 (positive eigenvalues of K̃)",
+		Values:  "eigenvalues of the centred Gram matrix K̃ (scikit-learn's eigenvalues_), largest first",
 	})
 }

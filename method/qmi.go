@@ -292,10 +292,12 @@ func init() {
 		Name: "kqmi", Title: "Kernel quadratic mutual information (graph-embedded QMI)", Family: "mutual information",
 		Supervision: "supervised", Space: "kernel", Paper: "seed 000 (Bouzas et al. 2015), Algorithm 1",
 		MaxDims: "C−1",
+		Values:  "eigenvalues λ of the regularised K̃·M'·K̃·a = λ·K̃·K̃·a (eq. 24: the QMI graph's scatter over the kernel's), largest first",
 	})
 	Register[LQMI](Info{
 		Name: "lqmi", Title: "Linear quadratic mutual information", Family: "mutual information",
 		Supervision: "supervised", Space: "linear", Paper: "seed 000 (Bouzas et al. 2015), Algorithm 2",
 		MaxDims: "C−1",
+		Values:  "generalized eigenvalues γ of X̄ᵀM'X̄·v = γ·(X̄ᵀX̄ + εI)·v (the QMI graph's scatter over the total), largest first",
 	})
 }

@@ -21,6 +21,10 @@ type Info struct {
 	Space       string // "linear" or "kernel"
 	Paper       string // where it is defined or used
 	MaxDims     string // the largest number of output dimensions
+	// Values says what a fit's Values (Fitted.Values, a model file's
+	// "values") are: the eigenvalue or ratio of each direction, and
+	// their order.
+	Values string
 	// Params are the method's parameters, in the order its Params method
 	// declares them (set by Register).
 	Params []Param

@@ -37,6 +37,7 @@ type modelInfo struct {
 	Dims         int               `json:"dims"`
 	Numbers      int               `json:"numbers"` // values in the model's matrices and vectors
 	Values       []float64         `json:"values,omitempty"`
+	ValuesAre    string            `json:"values_are,omitempty"` // what the values are (method.Info.Values)
 }
 
 // runInfo prints what a model file holds, after loading it whole (so its
@@ -74,6 +75,9 @@ func runInfo(e *env, args []string) error {
 	}
 	if mi, err := method.Lookup(p.Method); err == nil {
 		in.Title, in.Paper = mi.Title, mi.Paper
+		if len(in.Values) > 0 {
+			in.ValuesAre = mi.Values
+		}
 	}
 	if p.Preprocess != nil {
 		in.Preprocess = p.Preprocess.Spec()
@@ -109,6 +113,9 @@ func runInfo(e *env, args []string) error {
 	e.printf("size        %d numbers in the model's matrices (%s in memory)\n", in.Numbers, byteSize(8*int64(in.Numbers)))
 	if len(in.Values) > 0 {
 		e.printf("values      %s\n", valuesLine(in.Values))
+		if in.ValuesAre != "" {
+			e.printf("            (%s)\n", in.ValuesAre)
+		}
 	}
 	return nil
 }

@@ -37,6 +37,7 @@ func TestInfo(t *testing.T) {
 		"4 → 2",
 		"size        1051 numbers", // 150·4 rows + 150·2 coefficients + 150 column means + the grand mean
 		"values      2: ",
+		"            (generalized eigenvalues λ = aᵀK̃(W_c − 11ᵀ/n)K̃a / aᵀ(K̃K̃ + αK̃)a",
 		fmt.Sprintf("version %d, written by dimred ", method.FileVersion), "; checksum and matrices checked",
 	} {
 		if !strings.Contains(out, want) {
@@ -59,7 +60,7 @@ func TestInfo(t *testing.T) {
 	}
 	fi, _ := os.Stat(model)
 	if in.Method != "gda" || in.Dims != 2 || in.Features != 4 || in.Numbers != 1051 || in.Bytes != fi.Size() ||
-		!slices.Equal(in.Values, p.Model.Values) || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" || in.FileVersion != method.FileVersion || !in.Checksum {
+		!slices.Equal(in.Values, p.Model.Values) || !strings.HasPrefix(in.ValuesAre, "generalized eigenvalues λ") || !slices.Equal(in.ClassNames, p.ClassNames) || in.Preprocess != "minmax" || in.Params["alpha"] != "0.01" || in.FileVersion != method.FileVersion || !in.Checksum {
 		t.Errorf("info json: %+v", in)
 	}
 

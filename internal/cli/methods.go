@@ -34,6 +34,9 @@ func runMethods(e *env, args []string) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+		if m.Values != "" {
+			fmt.Fprintf(e.stdout, "  values of a fit (info --model): %s\n", m.Values)
+		}
 	}
 	return nil
 }

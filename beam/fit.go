@@ -127,6 +127,9 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 		return nil, err
 	}
 	fit := cfg.fitFn(names)
+	if fit.ZeroBased, err = cfg.zeroBased(ctx, shards); err != nil {
+		return nil, err
+	}
 	p, s := beam.NewPipelineWithRoot()
 	col := beam.CreateList(s, shards)
 	if nystrom {
@@ -140,6 +143,32 @@ func FitPipeline(ctx context.Context, cfg FitConfig) (*beam.Pipeline, error) {
 		}
 	}
 	return p, nil
+}
+
+// zeroBased reports whether the fit reads LIBSVM shards zero-based
+// without an index 0 having to occur, which the model records for files
+// of new rows (method.Pipeline.LIBSVMZeroBased, as 'dimred fit' does):
+// with --zero-based (Options.ZeroBased), or when every shard's header
+// comment says "Column indices are zero-based".
+func (in Input) zeroBased(ctx context.Context, shards []Shard) (bool, error) {
+	if in.Options.ZeroBased || len(shards) == 0 {
+		return in.Options.ZeroBased, nil
+	}
+	for _, sh := range shards {
+		if !isLIBSVM(sh.Path, in.Options.Format) {
+			return false, nil
+		}
+		r, err := openRead(ctx, sh.Path)
+		if err != nil {
+			return false, fmt.Errorf("shard %s: %w", sh.Path, err)
+		}
+		zero, err := data.LIBSVMZeroBasedReader(r, sh.Path, in.Options)
+		r.Close()
+		if err != nil || !zero {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // fitFn returns the last step of the fit, which writes a model file with

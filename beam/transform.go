@@ -264,7 +264,7 @@ func (f *transformFn) each(ctx context.Context, sh Shard, emitBad func(BadRow), 
 		opt.NumFeatures = f.lm.pipe.Features
 	}
 	if f.lm.pipe.LIBSVMZeroBased && isLIBSVM(sh.Path, opt.Format) {
-		opt.ZeroBased = true // as the fit read its shards
+		opt.ZeroBasedDefault = true // as the fit read its shards, unless the shard's header says one-based
 	}
 	err := scanShard(ctx, sh, opt, f.Chunk, func(x *mat.Dense, y []int) error {
 		z, err := f.lm.transform(x, sh.Path)

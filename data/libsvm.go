@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -120,7 +121,7 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	// same way), and so is one whose header comment says so: every index
 	// is shifted by one, and the features are named f0, f1, … after the
 	// file's indices.
-	zero := opt.ZeroBased || decl.base == 0
+	zero := decl.zeroBased(opt)
 	for i, row := range rows {
 		if len(row) > 0 && row[0].idx == 0 {
 			if err := decl.checkZero(name, lines[i]); err != nil && !opt.ZeroBased {
@@ -138,11 +139,7 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		maxIdx++
 		if opt.NumFeatures > 0 && maxIdx > opt.NumFeatures {
-			why := "the file has an index 0"
-			if opt.ZeroBased {
-				why = "--zero-based, Options.ZeroBased"
-			}
-			return nil, lineErr(name, maxLine, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, why, opt.NumFeatures)
+			return nil, lineErr(name, maxLine, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, decl.zeroWhy(opt), opt.NumFeatures)
 		}
 	}
 	p := maxIdx
@@ -209,6 +206,28 @@ func (d *declaredBase) read(line string, ln int) {
 	}
 }
 
+// zeroBased reports whether a file with this declaration is read
+// zero-based before any index 0 is seen: by opt.ZeroBased (the user's
+// word), the header's declaration, else opt.ZeroBasedDefault (the
+// model's).
+func (d declaredBase) zeroBased(opt Options) bool {
+	return opt.ZeroBased || d.base == 0 || (opt.ZeroBasedDefault && d.base != 1)
+}
+
+// zeroWhy says why a file with this declaration is read zero-based, for
+// errors that follow from it.
+func (d declaredBase) zeroWhy(opt Options) string {
+	switch {
+	case opt.ZeroBased:
+		return "--zero-based, Options.ZeroBased"
+	case d.base == 0:
+		return fmt.Sprintf("line %d says \"Column indices are zero-based\"", d.line)
+	case opt.ZeroBasedDefault:
+		return "the model was fitted on a zero-based LIBSVM file; --zero-based=false reads this one one-based"
+	}
+	return "the file has an index 0"
+}
+
 // checkZero refuses an index 0 on line ln of a file declared one-based.
 func (d declaredBase) checkZero(name string, ln int) error {
 	if d.base != 1 {
@@ -230,7 +249,16 @@ func LIBSVMZeroBased(path string, opt Options) (bool, error) {
 		return false, err
 	}
 	defer in.Close()
-	lr := newLineReader(in, path)
+	return LIBSVMZeroBasedReader(in, path, opt)
+}
+
+// LIBSVMZeroBasedReader is LIBSVMZeroBased of the LIBSVM text read from r
+// (name for errors): it reads the comments before the first data row.
+func LIBSVMZeroBasedReader(r io.Reader, name string, opt Options) (bool, error) {
+	if opt.ZeroBased {
+		return true, nil
+	}
+	lr := newLineReader(r, name)
 	decl := noBase
 	for {
 		s, ok := lr.next()
@@ -352,15 +380,16 @@ func errLIBSVMNoFeatures(name string) error {
 }
 
 // WriteLIBSVM writes d as LIBSVM/svmlight text: one line per row, its
-// label (the class name, else the class index) and the index:value pairs
-// of its non-zero features, indices from 1, values in the shortest text
-// that reads back as the same float64; the first row also lists its last
-// feature when it is zero, so that a reader finds the dimension even when
-// that feature is zero in every row. ReadLIBSVM reads it back as d (the
-// features named f1, f2, …). LIBSVM has no unlabelled
-// rows: data without labels, or with an unlabelled row, is refused, and
-// so are class names that are not one token without ':' and '#'. Tools
-// other than dimred (LIBSVM, scikit-learn) want numeric labels.
+// label and the index:value pairs of its non-zero features, indices from
+// 1, values in the shortest text that reads back as the same float64; the
+// first row also lists its last feature when it is zero, so that a reader
+// finds the dimension even when that feature is zero in every row. The
+// label is the class name when every name is a number (LIBSVM and
+// scikit-learn read labels as numbers), else the class index 0..C−1
+// (LIBSVMNumericNames tells which; the caller should give the mapping).
+// ReadLIBSVM reads it back as d (the features named f1, f2, …; text
+// classes as their indices). LIBSVM has no unlabelled rows: data without
+// labels, or with an unlabelled row, is refused.
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if d == nil || d.X == nil || d.X.IsEmpty() {
 		return fmt.Errorf("WriteLIBSVM: no data")
@@ -375,10 +404,9 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if len(d.Y) != n {
 		return fmt.Errorf("WriteLIBSVM: dataset %q has %d rows and %d labels", d.Name, n, len(d.Y))
 	}
-	for c, name := range d.ClassNames {
-		if name == "" || isMissingLabel(name) || strings.ContainsAny(name, ":#") || len(strings.Fields(name)) != 1 || strings.TrimSpace(name) != name {
-			return fmt.Errorf("WriteLIBSVM: dataset %q: class %d is named %q, which is no LIBSVM label (one token without ':' or '#')", d.Name, c, name)
-		}
+	names := d.ClassNames
+	if !LIBSVMNumericNames(names) {
+		names = nil // class indices
 	}
 	bw := bufio.NewWriter(w)
 	var buf []byte
@@ -390,7 +418,7 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 		if c < 0 || (len(d.ClassNames) > 0 && c >= len(d.ClassNames)) {
 			return fmt.Errorf("WriteLIBSVM: dataset %q: row %d has label %d, want 0..%d", d.Name, i+1, c, len(d.ClassNames)-1)
 		}
-		buf = append(buf[:0], LabelText(c, d.ClassNames)...)
+		buf = append(buf[:0], LabelText(c, names)...)
 		for j, v := range d.X.RawRowView(i) {
 			if v != 0 || (i == 0 && j == p-1) { // the first row's last pair, zero or not, keeps the dimension
 				buf = append(buf, ' ')
@@ -405,4 +433,18 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 		}
 	}
 	return bw.Flush()
+}
+
+// LIBSVMNumericNames reports whether WriteLIBSVM writes these class names
+// as the labels: every name a finite number as LIBSVM's strtod and
+// scikit-learn's float() read it ("-1", "+1", "2.5"). Otherwise it writes
+// the class indices 0..C−1.
+func LIBSVMNumericNames(names []string) bool {
+	for _, n := range names {
+		v, err := strconv.ParseFloat(n, 64)
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.TrimSpace(n) != n {
+			return false
+		}
+	}
+	return true
 }

@@ -74,8 +74,16 @@ type Options struct {
 	// ZeroBased reads LIBSVM indices as starting at 0 (scikit-learn's
 	// dump_svmlight_file default) even in a file without an index 0; Load
 	// reads a file with an index 0 as zero-based anyway, Scan only with
-	// ZeroBased (it cannot tell from its first rows).
+	// ZeroBased (it cannot tell from its first rows). It is the user's
+	// word: it wins over a header comment that says one-based.
 	ZeroBased bool
+
+	// ZeroBasedDefault reads LIBSVM indices as starting at 0 unless the
+	// file's header comment says "Column indices are one-based": what a
+	// model fitted on a zero-based file implies for files of new rows
+	// (method.Pipeline.LIBSVMZeroBased), weaker than the file's own word
+	// and than ZeroBased.
+	ZeroBasedDefault bool
 
 	// ClassAttr picks the ARFF class attribute, by name (exact match first,
 	// then case-insensitive) or by 1-based index. Empty: the attribute

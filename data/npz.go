@@ -158,6 +158,11 @@ func readNPZ(b []byte, name string, opt Options) (*Dataset, error) {
 		if err != nil {
 			return nil, err
 		}
+		for i, t := range texts {
+			if unlabelledText(t, opt.Unlabelled) {
+				texts[i] = "" // no class to name (--unlabelled -1: scikit-learn's mark)
+			}
+		}
 		if why == "" {
 			why = nameIndices(texts, names)
 		}

@@ -433,4 +433,13 @@ func TestReadNPZBunchNames(t *testing.T) {
 		!strings.Contains(strings.Join(d.Notes, "\n"), `array "target_names" does not name the classes: label "2" is not an index 0..1 of its 2 names`) {
 		t.Errorf("names that do not fit: %v %q %q", err, d.ClassNames, d.Notes)
 	}
+	// scikit-learn's semi-supervised mark −1 with --unlabelled -1: the
+	// names still name the labelled rows' classes (the review: −1 was
+	// taken for a label past the names, and the names were dropped).
+	semi := rawNPY("<i8", false, "(3,)", encodeValues(binary.LittleEndian, []int64{1, -1, 0}))
+	two := member{"target_names.npy", strNPY([]string{"setosa", "versicolor"}, 10)}
+	d, err = ReadNPZ(bytes.NewReader(npzOf(t, false, member{"X.npy", x}, member{"y.npy", semi}, two)), "s.npz", Options{Unlabelled: "-1"})
+	if err != nil || !slices.Equal(d.ClassNames, []string{"setosa", "versicolor"}) || !slices.Equal(d.Y, []int{1, Unlabeled, 0}) || len(d.Notes) != 0 {
+		t.Errorf("semi-supervised bunch: %v classes %q y %v notes %q", err, d.ClassNames, d.Y, d.Notes)
+	}
 }

@@ -29,9 +29,11 @@ import (
 // needs the whole file, Scan has its own rule:
 //
 //   - Labels. Load numbers the classes after reading every label; Scan
-//     cannot, so without opt.Classes a label must be a non-negative integer
-//     and is used as the class index itself ("0" is class 0, "+2" and "02"
-//     are class 2); "" and "?" are Unlabeled. Any other label is an error
+//     cannot, so without opt.Classes a label must be a non-negative whole
+//     number and is used as the class index itself ("0" is class 0, "+2",
+//     "02", "2.0" and np.savetxt's "2.000000000000000000e+00" are class
+//     2); "" and "?" are Unlabeled, and so is opt.Unlabelled's mark
+//     (scikit-learn's −1). Any other label is an error
 //     advising to set opt.Classes, whose rule is Load's: the label is the
 //     index of its text in opt.Classes. Scan and Load give the same labels
 //     when the labels are 0..C−1 with every class present, or when
@@ -408,7 +410,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 
 	lr := newLineReader(in, s.name)
 	decl, seen := noBase, false // the header's declared base; a data row seen
-	zero := s.opt.ZeroBased
+	zero := noBase.zeroBased(s.opt)
 	for {
 		text, ok := lr.next()
 		if !ok {
@@ -416,7 +418,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 		}
 		if !seen {
 			decl.read(text, lr.line)
-			zero = s.opt.ZeroBased || decl.base == 0
+			zero = decl.zeroBased(s.opt)
 		}
 		start := len(pairs)
 		label, row, ok, err := parseLIBSVMLine(text, lr.line, s.name, s.opt, pairs)
@@ -426,7 +428,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 				row[k].idx++ // 1-based from here on
 			}
 			if s.opt.NumFeatures > 0 && len(row) > start && row[len(row)-1].idx > s.opt.NumFeatures {
-				err = lineErr(s.name, lr.line, "index %d (zero-based) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, s.opt.NumFeatures)
+				err = lineErr(s.name, lr.line, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, decl.zeroWhy(s.opt), s.opt.NumFeatures)
 			}
 		} else if err == nil && ok && len(row) > start && row[start].idx == 0 {
 			if err = decl.checkZero(s.name, lr.line); err == nil {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -250,7 +251,7 @@ func (p *Pipeline) CheckFeatureNames(names []string) error {
 		return nil
 	}
 	for j, name := range names {
-		if name == p.FeatureNames[j] {
+		if name == p.FeatureNames[j] || (j == 0 && savetxtName(p.FeatureNames[0]) == name) {
 			continue
 		}
 		at := slices.Index(p.FeatureNames, name)
@@ -260,6 +261,17 @@ func (p *Pipeline) CheckFeatureNames(names []string) error {
 		return fmt.Errorf("column %d is %q, but the model was fitted with %q there (and has no feature %q): other data, or renamed columns", j+1, name, p.FeatureNames[j], name)
 	}
 	return nil
+}
+
+// savetxtName is the first feature name as readers since model file
+// version 5 give it: np.savetxt(header=…)'s comment mark "# " is no part
+// of it, and earlier readers kept it, so that a model of such a CSV
+// matches its own training file.
+func savetxtName(name string) string {
+	if rest, ok := strings.CutPrefix(name, "# "); ok && strings.TrimSpace(rest) != "" {
+		return strings.TrimSpace(rest)
+	}
+	return name
 }
 
 // ScanClasses returns the class names a scan of new labelled rows should

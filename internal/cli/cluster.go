@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -278,9 +277,7 @@ func runCluster(e *env, args []string) error {
 		rep.NMIMean, rep.NMIStd = meanStd(rep.NMI)
 	}
 	if *out != "" {
-		if err := e.writeFile(*out, func(w io.Writer) error {
-			return data.Write(w, outFormat, clusterRows(ds, rowNum, sc.Labels))
-		}); err != nil {
+		if err := e.writeData(*out, outFormat, clusterRows(ds, rowNum, sc.Labels)); err != nil {
 			return err
 		}
 	}

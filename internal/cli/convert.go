@@ -60,7 +60,7 @@ func runConvert(e *env, args []string) error {
 	if *labelsOut != "" && ds.Y == nil {
 		return df.errNoLabels("--labels-out writes the labels")
 	}
-	if err := e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, ds) }); err != nil {
+	if err := e.writeData(*out, format, ds); err != nil {
 		return err
 	}
 	what := "rows and labels"

@@ -107,6 +107,14 @@ func TestConvertLIBSVM(t *testing.T) {
 			t.Fatalf("row %d: label %q, want %q", i+1, data.LabelText(got.Y[i], got.ClassNames), data.LabelText(want.Y[i], want.ClassNames))
 		}
 	}
+	// Text classes go out as their indices (LIBSVM and scikit-learn read
+	// numeric labels only), with a note giving the mapping.
+	txt := write(t, "t.csv", "a,b,species\n1,2,setosa\n3,4,virginica\n5,0,setosa\n")
+	tout := filepath.Join(dir, "t.libsvm")
+	st, _, errs = run(t, "convert", "-i", txt, "-o", tout)
+	if b, _ := os.ReadFile(tout); st != 0 || string(b) != "0 1:1 2:2\n1 1:3 2:4\n0 1:5\n" || !strings.Contains(errs, "holds the class indices: 0 = setosa, 1 = virginica") {
+		t.Errorf("text classes: status %d, %q, %s", st, b, errs)
+	}
 	src := write(t, "u.csv", "a,b,label\n1,2,x\n3,4,\n")
 	bad := filepath.Join(dir, "u.svm")
 	st, _, errs = run(t, "convert", "-i", src, "-o", bad)

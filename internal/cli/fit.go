@@ -453,7 +453,7 @@ func runTransform(e *env, args []string) error {
 	if err := e.ctx.Err(); err != nil {
 		return err
 	}
-	if err := e.writeFile(*out, func(w io.Writer) error { return data.Write(w, format, outDS) }); err != nil {
+	if err := e.writeData(*out, format, outDS); err != nil {
 		return err
 	}
 	if *plotPath == "" {

@@ -22,6 +22,28 @@ func (e *env) writeFile(path string, write func(io.Writer) error) error {
 	return data.WriteFile(path, write)
 }
 
+// writeData writes ds to path in format (data.Write, atomically as
+// writeFile). LIBSVM labels are numbers, so classes named by text go out
+// as their indices (data.WriteLIBSVM); a note on stderr says which index
+// is which class.
+func (e *env) writeData(path, format string, ds *data.Dataset) error {
+	if err := e.writeFile(path, func(w io.Writer) error { return data.Write(w, format, ds) }); err != nil {
+		return err
+	}
+	if format == "libsvm" && !data.LIBSVMNumericNames(ds.ClassNames) {
+		var pairs []string
+		for c, name := range ds.ClassNames {
+			if c == 12 {
+				pairs = append(pairs, "…")
+				break
+			}
+			pairs = append(pairs, fmt.Sprintf("%d = %s", c, name))
+		}
+		fmt.Fprintf(e.stderr, "dimred: note: LIBSVM labels are numbers (LIBSVM and scikit-learn read no others), so %s holds the class indices: %s\n", path, strings.Join(pairs, ", "))
+	}
+	return nil
+}
+
 // outputFormat returns the data format of the output path out by its
 // extension (data.OutputFormat): CSV for standard output (-) and for no
 // output (""); a usage error for an extension no writer has.

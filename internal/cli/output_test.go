@@ -267,3 +267,38 @@ func TestTransformInChunks(t *testing.T) {
 		t.Errorf("status %d, %s", st, errs)
 	}
 }
+
+// A model written before np.savetxt's "# " header mark was stripped
+// recorded its first feature as "# a"; it still transforms its own
+// training file, streamed or not (the review: such models refused it
+// as "column 1 is \"a\", but the model was fitted with \"# a\"").
+func TestOldSavetxtModelName(t *testing.T) {
+	dir := t.TempDir()
+	f := write(t, "sv.csv", "# a,b,label\n1,2,0\n2,1,1\n3,5,0\n4,3,1\n5,6.5,0\n6,4,1\n")
+	model := filepath.Join(dir, "m.json")
+	if st, _, errs := run(t, "fit", "-m", "lda", "-i", f, "-o", model); st != 0 {
+		t.Fatal(errs)
+	}
+	p, err := loadModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.FeatureNames[0] != "a" {
+		t.Fatalf("feature names %q, want the first as a", p.FeatureNames)
+	}
+	p.FeatureNames[0] = "# a" // what 62af02b and earlier recorded
+	if err := data.WriteFile(model, p.Save); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--stream"}} {
+		args := append([]string{"transform", "--model", model, "-i", f, "-o", filepath.Join(dir, "z.csv")}, extra...)
+		if st, _, errs := run(t, args...); st != 0 {
+			t.Errorf("transform %v: status %d, %s", extra, st, errs)
+		}
+	}
+	// Another first name is still refused.
+	g := write(t, "sv2.csv", "# c,b,label\n1,2,0\n2,1,1\n")
+	if st, _, errs := run(t, "transform", "--model", model, "-i", g, "-o", filepath.Join(dir, "z.csv")); st == 0 || !strings.Contains(errs, `column 1 is "c"`) {
+		t.Errorf("other first column: status %d, %s", st, errs)
+	}
+}

@@ -98,10 +98,10 @@ func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 			d.features = p.Features
 		}
 		switch {
-		case d.zeroBased || d.e == nil:
+		case d.zeroBased.set || d.e == nil: // the user's word, either way
 		case p.LIBSVMZeroBased:
-			d.zeroBased = true
-			fmt.Fprintf(d.e.stderr, "dimred: note: %s is read zero-based (index 0 is the first feature), as the model's training file was\n", d.input)
+			d.zeroBasedDefault = true
+			fmt.Fprintf(d.e.stderr, "dimred: note: %s is read zero-based (index 0 is the first feature), as the model's training file was, unless its header comment says one-based; --zero-based=false reads it one-based\n", d.input)
 		case len(p.FeatureNames) > 1 && p.FeatureNames[0] == "f0" && p.FeatureNames[1] == "f1":
 			fmt.Fprintf(d.e.stderr, "dimred: note: the model's features are named f0, f1, … as a zero-based LIBSVM file's: if %s is zero-based too, give --zero-based (a file with an index 0 is read so anyway)\n", d.input)
 		}

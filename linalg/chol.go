@@ -425,7 +425,9 @@ func (CholeskySolver) Name() string { return "cholesky" }
 
 // Solve implements LinearSolver. It returns a *NotPositiveDefiniteError
 // when A is not numerically positive definite. SolveInfo.Residual is the
-// largest relative residual ‖A·x − r‖/‖r‖ over the columns.
+// largest relative residual ‖A·x − r‖/‖r‖ over the columns. The
+// factorisation reports its progress to ctx's reporter and stops between
+// its panels when ctx is cancelled (the error is then ctx's).
 func (CholeskySolver) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) (*mat.Dense, *SolveInfo, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -436,15 +438,17 @@ func (CholeskySolver) Solve(ctx context.Context, a SymOperator, rhs *mat.Dense) 
 	}
 	// A ShiftOp over a held matrix is factorised from that matrix without
 	// forming A + σ·I separately (two n×n matrices at the peak, not three).
+	st := newStage(ctx, n, fmt.Sprintf("Cholesky solve of order %d", n))
+	st.begin("factorization")
 	var f *CholFactor
 	var err error
 	if sh, ok := a.(ShiftOp); ok {
 		if d, ok := sh.A.(Densifier); ok {
-			f, err = CholeskyShifted(d.SymDense(), sh.Sigma)
+			f, err = choleskyShifted(d.SymDense(), sh.Sigma, st)
 		}
 	}
 	if f == nil && err == nil {
-		f, err = Cholesky(DenseOf(a))
+		f, err = choleskyShifted(DenseOf(a), 0, st)
 	}
 	if err != nil {
 		return nil, nil, err

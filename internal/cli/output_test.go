@@ -249,7 +249,7 @@ func TestTransformInChunks(t *testing.T) {
 		}
 		// Bit for bit in the pure-Go build; the openblas build's dgemm sums
 		// in an order that depends on the chunk's shape (sameOutput).
-		if tol := 0.0; linalg.Backend() != "gonum" {
+		if tol := 0.0; linalg.Backend() == "openblas" {
 			tol = 1e-12 * mat.Norm(want, math.Inf(1))
 			if !mat.EqualApprox(got.X, want, tol) {
 				t.Errorf("%s: the chunked transform differs from the whole one beyond %g", m, tol)

@@ -31,7 +31,7 @@ func sameOutput(t *testing.T, a, b []byte, gz bool) bool {
 	if bytes.Equal(a, b) {
 		return true
 	}
-	if linalg.Backend() == "gonum" {
+	if linalg.Backend() != "openblas" {
 		return false
 	}
 	text := func(x []byte) string {
@@ -295,7 +295,7 @@ func TestTransformStream(t *testing.T) {
 		if err != nil {
 			t.Fatalf("chunks of %s: %v", chunk, err)
 		}
-		if linalg.Backend() != "gonum" { // its dgemm sums by the chunk's shape (sameOutput)
+		if linalg.Backend() == "openblas" { // its dgemm sums by the chunk's shape (sameOutput)
 			if !mat.EqualApprox(got.X, want.X, 1e-12*mat.Norm(want.X, math.Inf(1))) {
 				t.Errorf("chunks of %s: the streamed .npy differs from transform's", chunk)
 			}

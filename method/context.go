@@ -2,6 +2,7 @@ package method
 
 import (
 	"context"
+	"errors"
 	"reflect"
 
 	"gonum.org/v1/gonum/mat"
@@ -16,6 +17,12 @@ var contextType = reflect.TypeFor[context.Context]()
 // fit. A cancelled fit returns ctx.Err() and no model. m itself is not
 // changed (the context is set on a copy).
 func FitContext(ctx context.Context, m Method, x *mat.Dense, y []int, dims int) (Model, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if m == nil {
+		return nil, errors.New("method: FitContext of a nil method")
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package method
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/linalg"
 	"github.com/dimred/dimred/progress"
@@ -107,5 +109,69 @@ func TestFitCancelledInsideDecomposition(t *testing.T) {
 		!strings.Contains(all, "eigen-decomposition of order 2000: tridiagonal reduction, ") ||
 		strings.Contains(all, "divide and conquer") || strings.Contains(all, "back-transformation") {
 		t.Errorf("lines:\n%s", all)
+	}
+}
+
+// TransformContext maps rows in chunks with Transform's result bit for
+// bit, reports the rows mapped from progress.MinOrder rows on, and stops
+// between chunks when cancelled; an error in a later chunk names the row
+// counted from x's first, as Transform's does. Nil and zero models,
+// and a nil context, give errors or defaults, not panics (a library
+// tester's findings).
+func TestTransformContext(t *testing.T) {
+	old := progress.MinGap
+	progress.MinGap = 0
+	defer func() { progress.MinGap = old }()
+	x, y := testdata.Classes(300, 5, 3)
+	p, err := PipelineSpec{Method: "gda", Params: map[string]string{"sigma": "2"}}.Fit(nil, &data.Dataset{X: x, Y: y}) // nil ctx: Background
+	if err != nil {
+		t.Fatal(err)
+	}
+	xt, _ := testdata.Classes(progress.MinOrder+500, 5, 3)
+	want, err := p.Transform(xt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var lines []string
+	ctx := progress.With(context.Background(), func(s string) { mu.Lock(); lines = append(lines, s); mu.Unlock() })
+	got, err := p.TransformContext(ctx, xt)
+	if err != nil || !mat.Equal(got, want) {
+		t.Fatalf("TransformContext differs from Transform (err %v)", err)
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "transform: rows mapped") {
+		t.Errorf("progress lines %q", lines)
+	}
+	// Cancelled after the first chunk.
+	cctx, cancel := context.WithCancel(context.Background())
+	chunks := 0
+	_, err = p.TransformChunked(cctx, xt, 700, func(mapped, n int) { chunks++; cancel() })
+	if !errors.Is(err, context.Canceled) || chunks != 1 {
+		t.Errorf("cancelled after one chunk: %d chunks, error %v", chunks, err)
+	}
+	// A NaN in the last chunk is named by its row in xt.
+	bad := mat.DenseCopyOf(xt)
+	bad.Set(2400, 1, math.NaN())
+	_, err1 := p.Transform(bad)
+	_, err2 := p.TransformChunked(context.Background(), bad, 700, nil)
+	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
+		t.Errorf("errors differ: whole %v, chunked %v", err1, err2)
+	}
+	for _, c := range []struct {
+		name string
+		f    func() error
+	}{
+		{"nil pipeline", func() error { var q *Pipeline; _, err := q.Transform(x); return err }},
+		{"zero pipeline", func() error { _, err := (&Pipeline{}).TransformContext(context.Background(), x); return err }},
+		{"zero fitted", func() error { _, err := (&Fitted{}).Transform(x); return err }},
+		{"nil method", func() error { _, err := FitContext(context.Background(), nil, x, y, 2); return err }},
+		{"chunk 0", func() error { _, err := p.TransformChunked(context.Background(), x, 0, nil); return err }},
+	} {
+		if err := c.f(); err == nil {
+			t.Errorf("%s: no error", c.name)
+		}
+	}
+	if _, err := FitContext(nil, &LDA{}, x, y, 2); err != nil { // a nil context is Background
+		t.Errorf("FitContext with a nil context: %v", err)
 	}
 }

@@ -2,6 +2,7 @@ package method
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
@@ -37,6 +38,9 @@ func (f *Fitted) TrainEmbedding() *mat.Dense { return f.Train }
 // (rows so large that the model's arithmetic overflows: a polynomial
 // kernel of rows of 1e200) is an error, not NaN.
 func (f *Fitted) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if f == nil || f.Model == nil {
+		return nil, errors.New("method: Transform of an empty model (nil, or a Fitted not made by a fit or a model file)")
+	}
 	z, err := f.Model.Transform(x)
 	if err != nil {
 		return nil, err

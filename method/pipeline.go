@@ -2,6 +2,7 @@ package method
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -17,6 +18,7 @@ import (
 	"github.com/dimred/dimred/graph"
 	"github.com/dimred/dimred/kernel"
 	"github.com/dimred/dimred/preprocess"
+	"github.com/dimred/dimred/progress"
 )
 
 // Pipeline is a fitted model with what it needs to map new rows: the
@@ -77,6 +79,9 @@ func (s PipelineSpec) FitTransform(ctx context.Context, ds *data.Dataset) (*Pipe
 }
 
 func (s PipelineSpec) fit(ctx context.Context, ds *data.Dataset, embedRows bool) (*Pipeline, *mat.Dense, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	m, err := New(s.Method, s.Params)
 	if err != nil {
 		return nil, nil, err
@@ -199,6 +204,9 @@ func (p *Pipeline) Truncate(k int) (*Pipeline, error) {
 // Transform maps raw rows (the columns the pipeline was fitted on)
 // through the preprocessing and the model.
 func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {
+	if p == nil || p.Model == nil || p.Model.Model == nil {
+		return nil, errEmptyPipeline
+	}
 	if x == nil {
 		return nil, fmt.Errorf("%s model: no rows to transform", p.Method)
 	}
@@ -216,6 +224,78 @@ func (p *Pipeline) Transform(x *mat.Dense) (*mat.Dense, error) {
 		}
 	}
 	return p.Model.Transform(x)
+}
+
+// errEmptyPipeline is Transform's error for a nil or zero Pipeline.
+var errEmptyPipeline = errors.New("method: Transform of an empty pipeline (nil, or not made by PipelineSpec.Fit or LoadPipeline)")
+
+// TransformChunk is the number of rows TransformContext maps at a time.
+const TransformChunk = 1000
+
+// TransformContext is Transform in chunks of TransformChunk rows
+// (TransformChunked): it stops between chunks when ctx is cancelled, a
+// kernel model holds TransformChunk × N kernel values at a time instead
+// of n × N, and ctx's progress reporter (progress.With) hears the share
+// of rows mapped when there are at least progress.MinOrder of them. The
+// result is Transform's, bit for bit (each row is mapped alone).
+func (p *Pipeline) TransformContext(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
+	var m *progress.Meter
+	if x != nil {
+		m = progress.Start(ctx, x.RawMatrix().Rows, "transform: rows mapped")
+	}
+	return p.TransformChunked(ctx, x, TransformChunk, func(mapped, n int) { m.Done(float64(mapped) / float64(n)) })
+}
+
+// TransformChunked is Transform of x chunk rows at a time, calling
+// done(rows mapped, rows) after each chunk (done may be nil) and
+// returning ctx's error when it is cancelled between chunks. An error of
+// a later chunk is Transform's error of the whole x, so that the row it
+// names is counted from x's first (x is then transformed whole once
+// more to find it).
+func (p *Pipeline) TransformChunked(ctx context.Context, x *mat.Dense, chunk int, done func(mapped, n int)) (*mat.Dense, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if chunk < 1 {
+		return nil, fmt.Errorf("method: TransformChunked: chunk = %d rows; want ≥ 1", chunk)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if p == nil || p.Model == nil || p.Model.Model == nil {
+		return nil, errEmptyPipeline
+	}
+	if x == nil || x.IsEmpty() {
+		return p.Transform(x)
+	}
+	n, c := x.Dims()
+	if n <= chunk {
+		return p.Transform(x)
+	}
+	var z *mat.Dense
+	for i := 0; i < n; i += chunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		j := min(i+chunk, n)
+		zi, err := p.Transform(x.Slice(i, j, 0, c).(*mat.Dense))
+		if err != nil {
+			if i > 0 {
+				if _, whole := p.Transform(x); whole != nil {
+					return nil, whole
+				}
+			}
+			return nil, err
+		}
+		if z == nil {
+			z = mat.NewDense(n, zi.RawMatrix().Cols, nil)
+		}
+		z.Slice(i, j, 0, zi.RawMatrix().Cols).(*mat.Dense).Copy(zi)
+		if done != nil {
+			done(j, n)
+		}
+	}
+	return z, nil
 }
 
 // scaledFinite names the first raw value whose scaled value left the

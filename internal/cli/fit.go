@@ -652,8 +652,9 @@ func streamHasLabels(input string, opt data.Options) bool {
 	return err != nil || f != data.FormatNPY || opt.LabelsFile != ""
 }
 
-// transformChunk is the number of rows transformRows maps at a time.
-const transformChunk = 1000
+// transformChunk is the number of rows transform --stream reads at a
+// time by default, as transformRows maps them (method.TransformChunk).
+const transformChunk = method.TransformChunk
 
 // transformRows maps the rows of x through p, transformChunk rows at a
 // time when there are more: with progress on stderr from 2 000 rows on,
@@ -662,34 +663,9 @@ const transformChunk = 1000
 // 80 MB instead of 800). Each row's embedding does not depend on the
 // others, so the output is the same as in one piece.
 func (e *env) transformRows(cmd string, p *method.Pipeline, x *mat.Dense) (*mat.Dense, error) {
-	n, c := x.Dims()
-	if n <= transformChunk {
-		return p.Transform(x)
-	}
 	var prog *progress
-	if n >= 2000 {
+	if n, _ := x.Dims(); n >= 2000 {
 		prog = e.newProgress(cmd)
 	}
-	z := mat.NewDense(n, p.Dims(), nil)
-	for i := 0; i < n; i += transformChunk {
-		if err := e.ctx.Err(); err != nil {
-			return nil, err
-		}
-		j := min(i+transformChunk, n)
-		zi, err := p.Transform(x.Slice(i, j, 0, c).(*mat.Dense))
-		if err != nil {
-			if i == 0 {
-				return nil, err
-			}
-			// The message counts rows from the chunk's first; the whole
-			// transform gives it with the file's row numbers.
-			if _, whole := p.Transform(x); whole != nil {
-				return nil, whole
-			}
-			return nil, err
-		}
-		z.Slice(i, j, 0, p.Dims()).(*mat.Dense).Copy(zi)
-		prog.update(j, n, "rows mapped")
-	}
-	return z, nil
+	return p.TransformChunked(e.ctx, x, method.TransformChunk, func(mapped, n int) { prog.update(mapped, n, "rows mapped") })
 }

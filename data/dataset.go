@@ -127,6 +127,9 @@ func Columns(x *mat.Dense, cols []int) *mat.Dense {
 
 // CheckFinite returns an error naming what, the row and the column (1-based)
 // of the first NaN or Inf entry of x.
+//
+// A NaN or an infinity is a *NonFiniteError (errors.As finds it through
+// the callers' wrapping: a service can tell bad input from other errors).
 func CheckFinite(what string, x mat.Matrix) error {
 	r, c := x.Dims()
 	if r == 0 || c == 0 {
@@ -139,7 +142,7 @@ func CheckFinite(what string, x mat.Matrix) error {
 		for i := 0; i < r; i++ {
 			for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
 				if v-v != 0 { // NaN and ±Inf, and only they, give NaN
-					return fmt.Errorf("%s: row %d, column %d is %v; values must be finite", what, i+1, j+1, v)
+					return &NonFiniteError{What: what, Row: i + 1, Col: j + 1, Value: v}
 				}
 			}
 		}
@@ -149,7 +152,7 @@ func CheckFinite(what string, x mat.Matrix) error {
 		for j := 0; j < c; j++ {
 			v := x.At(i, j)
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("%s: row %d, column %d is %v; values must be finite", what, i+1, j+1, v)
+				return &NonFiniteError{What: what, Row: i + 1, Col: j + 1, Value: v}
 			}
 		}
 	}
@@ -343,4 +346,16 @@ func (d *Dataset) CompactClasses() int {
 		d.ClassNames = names
 	}
 	return c - k
+}
+
+// NonFiniteError is CheckFinite's error for a NaN or an infinity: the
+// matrix it found it in (What) and its 1-based row and column.
+type NonFiniteError struct {
+	What     string
+	Row, Col int
+	Value    float64
+}
+
+func (e *NonFiniteError) Error() string {
+	return fmt.Sprintf("%s: row %d, column %d is %v; values must be finite", e.What, e.Row, e.Col, e.Value)
 }

@@ -407,9 +407,17 @@ func (p *Problem) order() linalg.Order {
 
 // DimsError is the error of a problem asked for more directions than
 // it has on the data.
-type DimsError struct{ Requested, Available int }
+type DimsError struct {
+	Requested, Available int
+	// Rule, when set, says where the bound comes from, e.g. "LDA gives
+	// at most C−1 = 2 for 3 classes".
+	Rule string
+}
 
 func (e *DimsError) Error() string {
+	if e.Rule != "" {
+		return fmt.Sprintf("%d dimensions requested, but %s", e.Requested, e.Rule)
+	}
 	return fmt.Sprintf("dims: %d requested, but at most %d exist for this method on this data", e.Requested, e.Available)
 }
 

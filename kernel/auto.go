@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
 	"github.com/dimred/dimred/internal/par"
 )
 
@@ -171,7 +172,7 @@ func nonFinite(x *mat.Dense, rows ...int) error {
 	for _, i := range rows {
 		for c, v := range x.RawRowView(i) {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("row %d, column %d is %v; the data must be finite", i+1, c+1, v)
+				return &data.NonFiniteError{What: "training rows", Row: i + 1, Col: c + 1, Value: v}
 			}
 		}
 	}

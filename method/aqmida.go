@@ -84,7 +84,7 @@ func (m AQMIDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("aqmida: %w", err)
 	}
 	if dims > white.Dims() {
-		return nil, fmt.Errorf("aqmida: %d dimensions requested, but the whitened data have %d (AQMIDA gives at most the whitened dimension)", dims, white.Dims())
+		return nil, dimsError("aqmida", dims, white.Dims(), "the whitened data have %d (AQMIDA gives at most the whitened dimension)", white.Dims())
 	}
 	xw, err := white.Transform(x)
 	if err != nil {

@@ -1,6 +1,8 @@
 package method
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/dimred/dimred/data"
+	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/internal/testdata"
 	"github.com/dimred/dimred/linalg"
 )
@@ -440,4 +444,53 @@ func TestLDAOneRowPerClass(t *testing.T) {
 	x := mat.NewDense(3, 2, []float64{0, 1, 2, 0, 1, 1})
 	_, err := badNew(t, "lda", nil).Fit(x, []int{0, 1, 2}, 0)
 	badWant(t, "lda one row per class", err, "every class has a single row (3 rows, 3 classes)", "within-class scatter S_w is zero")
+}
+
+// Every method asked for more dimensions than it gives returns an
+// *embed.DimsError (errors.As), whatever its rule, with the request and
+// the bound (a library tester: only some methods did, so a service could
+// not tell the error from others without reading its text).
+func TestDimsErrorEveryMethod(t *testing.T) {
+	x, y := paramsData(t) // 50 rows, 4 features, 3 classes
+	for _, info := range All() {
+		m, err := New(info.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Fit(x, y, 1000)
+		var de *embed.DimsError
+		if !errors.As(err, &de) || de.Requested != 1000 || de.Available < 1 || de.Available >= 50 || !strings.HasPrefix(err.Error(), info.Name+": ") {
+			t.Errorf("%s: error %v (%T), want an *embed.DimsError of 1000 requested", info.Name, err, err)
+		}
+	}
+}
+
+// A NaN or an infinity in the rows, at the fit of every method and at a
+// pipeline's transform, is a *data.NonFiniteError naming its row and
+// column (errors.As; a library tester found only text to match).
+func TestNonFiniteErrorEveryMethod(t *testing.T) {
+	x, y := paramsData(t)
+	bad := mat.DenseCopyOf(x)
+	bad.Set(7, 2, math.Inf(-1))
+	for _, info := range All() {
+		m, err := New(info.Name, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = m.Fit(bad, y, 2)
+		var nf *data.NonFiniteError
+		if !errors.As(err, &nf) || nf.Row != 8 || nf.Col != 3 || !math.IsInf(nf.Value, -1) {
+			t.Errorf("%s: fit: error %v (%T), want a *data.NonFiniteError at row 8, column 3", info.Name, err, err)
+		}
+	}
+	p, err := PipelineSpec{Method: "gda", Scale: "minmax"}.Fit(context.Background(), &data.Dataset{X: x, Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad.Set(7, 2, math.NaN())
+	_, err = p.Transform(bad)
+	var nf *data.NonFiniteError
+	if !errors.As(err, &nf) || nf.Row != 8 || nf.Col != 3 {
+		t.Errorf("transform: error %v (%T), want a *data.NonFiniteError at row 8, column 3", err, err)
+	}
 }

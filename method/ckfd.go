@@ -93,7 +93,7 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 		return nil, fmt.Errorf("ckfd: dims: %d requested; must be ≥ 0 (0 = all)", dims)
 	}
 	if dims > 2*(c-1) {
-		return nil, fmt.Errorf("ckfd: %d dimensions requested, but CKFD gives at most 2(C−1) = %d for %d classes", dims, 2*(c-1), c)
+		return nil, dimsError("ckfd", dims, 2*(c-1), "CKFD gives at most 2(C−1) = %d for %d classes", 2*(c-1), c)
 	}
 
 	// 1. KPCA.
@@ -171,7 +171,7 @@ func (m CKFD) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	_, k := w.Dims()
 	if dims > k {
-		return nil, fmt.Errorf("ckfd: %d dimensions requested, but only %d discriminant directions exist on this data", dims, k)
+		return nil, dimsError("ckfd", dims, k, "only %d discriminant directions exist on this data", k)
 	}
 	if dims == 0 {
 		dims = k

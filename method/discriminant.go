@@ -60,7 +60,7 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	c := classesPresent(y)
 	if dims > c-1 {
-		return nil, fmt.Errorf("lda: %d dimensions requested, but LDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("lda", dims, c-1, "LDA gives at most C−1 = %d for %d classes", c-1, c)
 	}
 	if n, _ := x.Dims(); n == c && m.Ridge == 0 {
 		return nil, fmt.Errorf("lda: every class has a single row (%d rows, %d classes), so the within-class scatter S_w is zero and the Fisher ratio is undefined; give classes of at least 2 rows, or a ridge (-p ridge=…), or use sr", n, c)
@@ -105,7 +105,7 @@ func (m LDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	// the most discriminative directions — is kept by nullRidge.
 	prob.MaxDims = min(c-1, keep)
 	if dims > prob.MaxDims {
-		return nil, fmt.Errorf("lda: %d dimensions requested, but the data span only %d after the PCA step", dims, prob.MaxDims)
+		return nil, dimsError("lda", dims, prob.MaxDims, "the data span only %d after the PCA step", prob.MaxDims)
 	}
 	if sw := withinScatter(z, y); symSingular(sw, n-c) {
 		prob.Ridge = nullRidge(sw)
@@ -187,7 +187,7 @@ func (m GDA) Fit(x *mat.Dense, y []int, dims int) (Model, error) {
 	}
 	c := classesPresent(y)
 	if dims > c-1 {
-		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("gda", dims, c-1, "GDA gives at most C−1 = %d for %d classes", c-1, c)
 	}
 	prep, err := m.Space.prepare(m.ctx(), "gda", m.Kernel, x)
 	if err != nil {

@@ -99,7 +99,7 @@ func (m LDA) FitStats(ms *stats.Moments, dims int) (Model, error) {
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("lda: %d dimensions requested, but LDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("lda", dims, c-1, "LDA gives at most C−1 = %d for %d classes", c-1, c)
 	}
 	s, err := embed.ScatterFromMoments(ms, true)
 	if err != nil {
@@ -138,7 +138,7 @@ func (m LDA) fitScatter(s *embed.Scatter, c, dims int) (*Fitted, error) {
 	sp := s.Project(p)
 	prob.MaxDims = min(c-1, keep)
 	if dims > prob.MaxDims {
-		return nil, fmt.Errorf("lda: %d dimensions requested, but the data span only %d after the PCA step", dims, prob.MaxDims)
+		return nil, dimsError("lda", dims, prob.MaxDims, "the data span only %d after the PCA step", prob.MaxDims)
 	}
 	prob.Constraint = within(sp)
 	// In the PCA space S_t is non-singular, but S_w still can be: its null
@@ -206,7 +206,7 @@ func (m LQMI) FitStats(ms *stats.Moments, dims int) (Model, error) {
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("lqmi: %d dimensions requested, but the QMI graph has rank C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("lqmi", dims, c-1, "the QMI graph has rank C−1 = %d for %d classes", c-1, c)
 	}
 	s, err := embed.ScatterFromMoments(ms, true)
 	if err != nil {
@@ -340,7 +340,7 @@ func (m GDA) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("gda: %d dimensions requested, but GDA gives at most C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("gda", dims, c-1, "GDA gives at most C−1 = %d for %d classes", c-1, c)
 	}
 	s, scale, err := featureScatter("gda", ms, true)
 	if err != nil {
@@ -377,7 +377,7 @@ func (m KQMI) FitFeatureStats(ms *stats.Moments, dims int) (*Fitted, error) {
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("kqmi: %d dimensions requested, but the QMI graph has rank C−1 = %d for %d classes", dims, c-1, c)
+		return nil, dimsError("kqmi", dims, c-1, "the QMI graph has rank C−1 = %d for %d classes", c-1, c)
 	}
 	s, scale, err := featureScatter("kqmi", ms, true)
 	if err != nil {
@@ -413,7 +413,7 @@ func (p SRParams) fitStats(name string, e Engine, ms *stats.Moments, dims int) (
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("%s: %d dimensions requested, but the SR graph gives at most %d (C−1 for %d classes)", name, dims, c-1, c)
+		return nil, dimsError(name, dims, c-1, "the SR graph gives at most %d (C−1 for %d classes)", c-1, c)
 	}
 	s, err := embed.ScatterFromMoments(ms, true)
 	if err != nil {

@@ -83,7 +83,7 @@ func (m MKLSR) FitMultiFeatureStats(ms *stats.Moments, blocks []int, dims int) (
 		return nil, err
 	}
 	if dims > c-1 {
-		return nil, fmt.Errorf("mklsr: %d dimensions requested, but the SR graph gives at most %d (C−1 for %d classes)", dims, c-1, c)
+		return nil, dimsError("mklsr", dims, c-1, "the SR graph gives at most %d (C−1 for %d classes)", c-1, c)
 	}
 	if len(blocks) != len(m.Kernels) {
 		return nil, fmt.Errorf("mklsr: %d feature blocks for %d base kernels", len(blocks), len(m.Kernels))

@@ -97,7 +97,7 @@ func qmiLabels(name string, sp *KernelSpace, x *mat.Dense, y []int, minRows, dim
 	}
 	c := classesPresent(y)
 	if capC && dims > c-1 {
-		return nil, nil, 0, fmt.Errorf("%s: %d dimensions requested, but the QMI graph has rank C−1 = %d for %d classes", name, dims, c-1, c)
+		return nil, nil, 0, dimsError(name, dims, c-1, "the QMI graph has rank C−1 = %d for %d classes", c-1, c)
 	}
 	return x, y, c, nil
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/dimred/dimred/embed"
 	"github.com/dimred/dimred/param"
 )
 
@@ -100,4 +101,12 @@ func New(name string, params map[string]string) (Method, error) {
 		return nil, err
 	}
 	return info.New(params)
+}
+
+// dimsError is the error of a fit asked for more dimensions than the
+// method gives: an *embed.DimsError (errors.As finds it for every
+// method) whose rule, rule formatted with args, says where the bound
+// comes from, prefixed with the method's name.
+func dimsError(name string, dims, available int, rule string, args ...any) error {
+	return fmt.Errorf("%s: %w", name, &embed.DimsError{Requested: dims, Available: available, Rule: fmt.Sprintf(rule, args...)})
 }

@@ -124,7 +124,7 @@ func (p SRParams) problem(name string, metric graph.Metric, y []int, dims int) (
 		maxDims = dims
 	}
 	if dims > maxDims {
-		return nil, 0, fmt.Errorf("%s: %d dimensions requested, but the SR graph gives at most %d (C−1 for %d classes)", name, dims, maxDims, c)
+		return nil, 0, dimsError(name, dims, maxDims, "the SR graph gives at most %d (C−1 for %d classes)", maxDims, c)
 	}
 	if labels != nil {
 		labels = compact(labels)

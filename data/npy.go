@@ -173,7 +173,7 @@ func decodeNPY(b []byte, name string) (*npyArray, error) {
 	}
 	data := b[h.dataOff:]
 	if need := int64(n) * size; int64(len(data)) < need {
-		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d", h.shape, h.typ, need, h.dataOff, len(data))
+		return nil, offsetErr(name, int64(len(b)), "truncated file: shape %v of %s needs %d data bytes from offset %d, the file has %d after it (%d bytes in all)", h.shape, h.typ, need, h.dataOff, len(data), len(b))
 	} else if extra := int64(len(data)) - need; extra > 0 {
 		return nil, afterDataErr(name, extra, h, h.dataOff+need, int64(len(b)))
 	}

@@ -122,9 +122,9 @@ func (m LDA) fitScatter(s *embed.Scatter, c, dims int) (*Fitted, error) {
 	}
 	// PCA step: the principal axes of S_t with nonzero variance (Fisherfaces:
 	// the leading n − C).
-	pca, err := solveScatter("lda", Engine{}, &embed.ScatterProblem{DropZero: true}, s)
+	pca, err := solveScatter("PCA step", Engine{}, &embed.ScatterProblem{DropZero: true}, s)
 	if err != nil {
-		return nil, fmt.Errorf("lda: PCA step: %w", err)
+		return nil, fmt.Errorf("lda: %w", err)
 	}
 	keep := pca.Dims()
 	if m.Fisherfaces {

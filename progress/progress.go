@@ -25,12 +25,16 @@ const MinOrder = 2000
 // MinGap is the least time between two lines of one Meter: a step that
 // passes several tenths within it reports only the last (a decomposition
 // of order 2 000 takes seconds and stays quiet; one of order 10 000
-// reports every tenth). A variable so that tests can lower it.
+// reports every tenth). A variable so that tests can lower it: set it
+// before any fit starts (changing it while fits run is a data race).
 var MinGap = 10 * time.Second
 
 type key struct{}
 
-// With returns a context that carries the reporter f (nil: none).
+// With returns a context that carries the reporter f (nil: none). Steps
+// that run in parallel (the folds of an evaluation, fits on several
+// goroutines under one context) may call f at the same time: f must be
+// safe for concurrent use (guard what it writes to with a mutex).
 func With(ctx context.Context, f func(line string)) context.Context {
 	return context.WithValue(ctx, key{}, f)
 }

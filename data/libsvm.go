@@ -69,9 +69,10 @@ func (lr *lineReader) Err() error {
 // ReadLIBSVM reads LIBSVM/svmlight sparse text from r; name is the file
 // name used in errors and for Dataset.Name. Each non-blank line is
 // "label index:value index:value ..." with 1-based indices (0-based when
-// an index 0 occurs, as scikit-learn writes them, with opt.ZeroBased, or
+// an index 0 occurs, as scikit-learn writes them, with opt.ZeroBased,
 // when a comment before the first row says "Column indices are
-// zero-based", as scikit-learn writes it), in any order but each
+// zero-based", as scikit-learn writes it, or with opt.ZeroBasedDefault
+// unless such a comment says one-based), in any order but each
 // at most once; features not listed are 0. Text from '#' to the
 // end of a line is a comment, and svmlight's "qid:n" tokens are ignored.
 // The dimension is the largest index in the file, or opt.NumFeatures. The
@@ -121,13 +122,13 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 	// same way), and so is one whose header comment says so: every index
 	// is shifted by one, and the features are named f0, f1, … after the
 	// file's indices.
-	zero := decl.zeroBased(opt)
+	zero, index0 := decl.zeroBased(opt), false
 	for i, row := range rows {
 		if len(row) > 0 && row[0].idx == 0 {
 			if err := decl.checkZero(name, lines[i]); err != nil && !opt.ZeroBased {
 				return nil, err
 			}
-			zero = true
+			zero, index0 = true, true
 			break
 		}
 	}
@@ -139,7 +140,7 @@ func ReadLIBSVM(r io.Reader, name string, opt Options) (*Dataset, error) {
 		}
 		maxIdx++
 		if opt.NumFeatures > 0 && maxIdx > opt.NumFeatures {
-			return nil, lineErr(name, maxLine, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, decl.zeroWhy(opt), opt.NumFeatures)
+			return nil, lineErr(name, maxLine, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", maxIdx-1, decl.zeroWhy(opt, index0), opt.NumFeatures)
 		}
 	}
 	p := maxIdx
@@ -215,11 +216,14 @@ func (d declaredBase) zeroBased(opt Options) bool {
 }
 
 // zeroWhy says why a file with this declaration is read zero-based, for
-// errors that follow from it.
-func (d declaredBase) zeroWhy(opt Options) string {
+// errors that follow from it; index0 says that the file has an index 0
+// (which no flag overrules).
+func (d declaredBase) zeroWhy(opt Options, index0 bool) string {
 	switch {
 	case opt.ZeroBased:
 		return "--zero-based, Options.ZeroBased"
+	case index0:
+		return "the file has an index 0"
 	case d.base == 0:
 		return fmt.Sprintf("line %d says \"Column indices are zero-based\"", d.line)
 	case opt.ZeroBasedDefault:
@@ -387,8 +391,8 @@ func errLIBSVMNoFeatures(name string) error {
 // label is the class name when every name is a number (LIBSVM and
 // scikit-learn read labels as numbers), else the class index 0..C−1
 // (LIBSVMNumericNames tells which; the caller should give the mapping).
-// ReadLIBSVM reads it back as d (the features named f1, f2, …; text
-// classes as their indices). LIBSVM has no unlabelled rows: data without
+// ReadLIBSVM reads it back as d (the features named f1, f2, …; classes
+// that went out as their indices come back named by them). LIBSVM has no unlabelled rows: data without
 // labels, or with an unlabelled row, is refused.
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if d == nil || d.X == nil || d.X.IsEmpty() {
@@ -436,15 +440,24 @@ func WriteLIBSVM(w io.Writer, d *Dataset) error {
 }
 
 // LIBSVMNumericNames reports whether WriteLIBSVM writes these class names
-// as the labels: every name a finite number as LIBSVM's strtod and
-// scikit-learn's float() read it ("-1", "+1", "2.5"). Otherwise it writes
-// the class indices 0..C−1.
+// as the labels: every name a finite decimal number as LIBSVM's strtod
+// and scikit-learn's float() read it ("-1", "+1", "2.5"; not hexadecimal),
+// no two of them the same number ("1" and "1.0" would merge two classes).
+// Otherwise it writes the class indices 0..C−1.
 func LIBSVMNumericNames(names []string) bool {
+	seen := make(map[float64]bool, len(names))
 	for _, n := range names {
 		v, err := strconv.ParseFloat(n, 64)
-		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.TrimSpace(n) != n {
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.TrimSpace(n) != n || strings.ContainsAny(n, "xX_") {
 			return false
 		}
+		if v == 0 {
+			v = 0 // −0 is 0
+		}
+		if seen[v] {
+			return false // "1" and "1.0": one label for two classes
+		}
+		seen[v] = true
 	}
 	return true
 }

@@ -123,9 +123,23 @@ func TestWriteLIBSVMRoundTrip(t *testing.T) {
 	for _, c := range []struct {
 		names []string
 		want  bool
-	}{{[]string{"-1", "+1"}, true}, {[]string{"0", "2.5", "1e3"}, true}, {[]string{"1", "setosa"}, false}, {[]string{"NaN"}, false}, {[]string{"Inf"}, false}, {[]string{" 1"}, false}, {nil, true}} {
+	}{{[]string{"-1", "+1"}, true}, {[]string{"0", "2.5", "1e3"}, true}, {[]string{"1", "setosa"}, false}, {[]string{"NaN"}, false}, {[]string{"Inf"}, false}, {[]string{" 1"}, false}, {nil, true},
+		{[]string{"0x1p0"}, false}, {[]string{"1_0"}, false}} {
 		if got := LIBSVMNumericNames(c.names); got != c.want {
 			t.Errorf("LIBSVMNumericNames(%q) = %v", c.names, got)
+		}
+	}
+	// Names that are one number twice go out as indices: read back, the
+	// classes stay apart (the review: "1" and "1.0" merged into one).
+	for _, names := range [][]string{{"1", "1.0"}, {"+1", "1"}, {"0", "-0"}, {"1", "01"}} {
+		d := &Dataset{Name: "t", X: mat.NewDense(2, 1, []float64{1, 2}), Y: []int{0, 1}, ClassNames: names}
+		b.Reset()
+		if err := WriteLIBSVM(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadLIBSVM(&b, "t.libsvm", Options{})
+		if err != nil || len(back.ClassNames) != 2 || !slices.Equal(back.Y, []int{0, 1}) {
+			t.Errorf("names %q read back as %q, %v (%v)", names, back.ClassNames, back.Y, err)
 		}
 	}
 }

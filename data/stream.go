@@ -428,7 +428,7 @@ func (s *scanner) libsvm(in io.Reader) error {
 				row[k].idx++ // 1-based from here on
 			}
 			if s.opt.NumFeatures > 0 && len(row) > start && row[len(row)-1].idx > s.opt.NumFeatures {
-				err = lineErr(s.name, lr.line, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, decl.zeroWhy(s.opt), s.opt.NumFeatures)
+				err = lineErr(s.name, lr.line, "index %d (zero-based: %s) exceeds the dimension %d set by --features (Options.NumFeatures)", row[len(row)-1].idx-1, decl.zeroWhy(s.opt, false), s.opt.NumFeatures)
 			}
 		} else if err == nil && ok && len(row) > start && row[start].idx == 0 {
 			if err = decl.checkZero(s.name, lr.line); err == nil {

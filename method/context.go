@@ -20,7 +20,7 @@ func FitContext(ctx context.Context, m Method, x *mat.Dense, y []int, dims int) 
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	if m == nil {
+	if v := reflect.ValueOf(m); !v.IsValid() || (v.Kind() == reflect.Pointer && v.IsNil()) {
 		return nil, errors.New("method: FitContext of a nil method")
 	}
 	if err := ctx.Err(); err != nil {

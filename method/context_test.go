@@ -157,6 +157,30 @@ func TestTransformContext(t *testing.T) {
 	if err1 == nil || err2 == nil || err1.Error() != err2.Error() {
 		t.Errorf("errors differ: whole %v, chunked %v", err1, err2)
 	}
+	// Behind the preprocessing's wrapping too, for a NaN and for a value
+	// that scaling takes out of range.
+	scaled, err := PipelineSpec{Method: "gda", Scale: "minmax", Params: map[string]string{"sigma": "2"}}.Fit(context.Background(), &data.Dataset{X: x, Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []float64{math.NaN(), 1e308} {
+		bad.Set(2400, 1, v)
+		_, err1 := scaled.Transform(bad)
+		_, err2 := scaled.TransformChunked(context.Background(), bad, 700, nil)
+		if err1 == nil || err2 == nil || err1.Error() != err2.Error() || !strings.Contains(err2.Error(), "row 2401") {
+			t.Errorf("%v behind the scaling: whole %v, chunked %v", v, err1, err2)
+		}
+	}
+	// Another error of a later chunk says which rows the chunk held.
+	poly, err := PipelineSpec{Method: "kpca", Dims: 2, Params: map[string]string{"kernel": "poly:degree=3"}}.Fit(context.Background(), &data.Dataset{X: x, Y: y})
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := mat.DenseCopyOf(xt)
+	big.Set(2450, 0, 1e200)
+	if _, err := poly.TransformChunked(context.Background(), big, 700, nil); err == nil || !strings.Contains(err.Error(), "rows 2101 to 2500, the row numbers below counted from row 2101: ") {
+		t.Errorf("overflow in a later chunk: %v", err)
+	}
 	for _, c := range []struct {
 		name string
 		f    func() error
@@ -165,6 +189,7 @@ func TestTransformContext(t *testing.T) {
 		{"zero pipeline", func() error { _, err := (&Pipeline{}).TransformContext(context.Background(), x); return err }},
 		{"zero fitted", func() error { _, err := (&Fitted{}).Transform(x); return err }},
 		{"nil method", func() error { _, err := FitContext(context.Background(), nil, x, y, 2); return err }},
+		{"nil *LDA", func() error { _, err := FitContext(context.Background(), (*LDA)(nil), x, y, 2); return err }},
 		{"chunk 0", func() error { _, err := p.TransformChunked(context.Background(), x, 0, nil); return err }},
 	} {
 		if err := c.f(); err == nil {

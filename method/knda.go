@@ -233,12 +233,12 @@ func init() {
 		Name: "knda", Title: "Kernel neighbourhood discriminant analysis", Family: "neighbourhood",
 		Supervision: "supervised", Space: "kernel", Paper: "seed 004 (Zhao 2014) §3, eq. 7-25, Algorithm 1",
 		MaxDims: "rank of K̃ (≤ n−1)",
-		Values:  "generalized eigenvalues λ of K·(D_min − W_min)·K·μ = λ·(K·(D_max − W_max)·K + 0.01·I)·μ (eq. 24: within-neighbourhood over between-class spread), smallest first",
+		Values:  "generalized eigenvalues λ of K·(D_min − W_min)·K·μ = λ·(K·(D_max − W_max)·K + jitter·s²·I)·μ (eq. 24 with a scale-invariant ridge, s the mean diagonal of K̃; jitterabs gives the paper's absolute 0.01·I): within-neighbourhood over between-class spread, smallest first",
 	})
 	Register[DNDA](Info{
 		Name: "dnda", Title: "Direct neighbourhood discriminant analysis (KNDA in input space)", Family: "neighbourhood",
 		Supervision: "supervised", Space: "linear", Paper: "seed 004 (Zhao 2014) §4.2.1",
 		MaxDims: "rank of X̄ (≤ min(n−1, d))",
-		Values:  "generalized eigenvalues λ of X̄ᵀ(D_min − W_min)X̄·w = λ·(X̄ᵀ(D_max − W_max)X̄ + jitter·I)·w (within-neighbourhood over between-class spread), smallest first",
+		Values:  "generalized eigenvalues λ of X̄ᵀ(D_min − W_min)X̄·w = λ·(X̄ᵀ(D_max − W_max)X̄ + jitter·s·I)·w (s the mean squared centred norm; jitterabs an absolute ridge): within-neighbourhood over between-class spread, smallest first",
 	})
 }

@@ -801,21 +801,22 @@ func (m KBERE) WithProgress(f func(string)) Method { m.Progress = f; return m }
 func init() {
 	const paper = "seed 003 (Yang, Zha, Zhou & Hu 2009)"
 	lin, ker := "rank of X̄ (≤ min(n−1, d))", "rank of K̃ (≤ n−1)"
-	const values = "eigenvalues of the last M-step, smallest first: of ΦᵀLΦ under TᵀT = I (eq. 9-10; of the shifted matrix when the step needed a shift), or with mstep=ratio the ratios of same-class to other-class graph scatter"
+	const values = "eigenvalues of the last M-step's ΦᵀLΦ under TᵀT = I (eq. 9-10; of the shifted matrix when the step needed a shift), smallest first"
+	const values0 = "eigenvalues of ΦᵀLΦ under TᵀT = I for the initial graph (eq. 9-10), smallest first; with mstep=ratio the ratios of same-class to other-class graph scatter, smallest first"
 	Register[MIE0](Info{Name: "mie0", Title: "Initial mutual-information embedding (MIE₀)", Family: "variational graph embedding",
-		Supervision: "supervised", Space: "linear", Paper: paper + " §3.3, eq. 5, 9", MaxDims: lin, Values: values})
+		Supervision: "supervised", Space: "linear", Paper: paper + " §3.3, eq. 5, 9", MaxDims: lin, Values: values0})
 	Register[MIE](Info{Name: "mie", Title: "Mutual-information embedding (variational EM)", Family: "variational graph embedding",
 		Supervision: "supervised", Space: "linear", Paper: paper + " §3.2, eq. 5-9", MaxDims: lin, Values: values})
 	Register[BERE0](Info{Name: "bere0", Title: "Initial Bayes-error-rate embedding (BERE₀)", Family: "variational graph embedding",
-		Supervision: "supervised", Space: "linear", Paper: paper + " §4", MaxDims: lin, Values: values})
+		Supervision: "supervised", Space: "linear", Paper: paper + " §4", MaxDims: lin, Values: values0})
 	Register[BERE](Info{Name: "bere", Title: "Bayes-error-rate embedding (variational EM)", Family: "variational graph embedding",
 		Supervision: "supervised", Space: "linear", Paper: paper + " §4", MaxDims: lin, Values: values})
 	Register[KMIE0](Info{Name: "kmie0", Title: "Kernel initial mutual-information embedding (kMIE₀)", Family: "variational graph embedding",
-		Supervision: "supervised", Space: "kernel", Paper: paper + " §3.3, eq. 10-12", MaxDims: ker, Values: values})
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §3.3, eq. 10-12", MaxDims: ker, Values: values0})
 	Register[KMIE](Info{Name: "kmie", Title: "Kernel mutual-information embedding (variational EM)", Family: "variational graph embedding",
 		Supervision: "supervised", Space: "kernel", Paper: paper + " §3.2, eq. 10-12", MaxDims: ker, Values: values})
 	Register[KBERE0](Info{Name: "kbere0", Title: "Kernel initial Bayes-error-rate embedding (kBERE₀)", Family: "variational graph embedding",
-		Supervision: "supervised", Space: "kernel", Paper: paper + " §4, eq. 10-12", MaxDims: ker, Values: values})
+		Supervision: "supervised", Space: "kernel", Paper: paper + " §4, eq. 10-12", MaxDims: ker, Values: values0})
 	Register[KBERE](Info{Name: "kbere", Title: "Kernel Bayes-error-rate embedding (variational EM)", Family: "variational graph embedding",
 		Supervision: "supervised", Space: "kernel", Paper: paper + " §4, eq. 10-12", MaxDims: ker, Values: values})
 }

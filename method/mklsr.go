@@ -497,6 +497,6 @@ func init() {
 		Name: "mklsr", Title: "Multiple kernel spectral regression", Family: "spectral regression",
 		Supervision: "supervised, semi-supervised or unsupervised", Space: "multiple kernels",
 		Paper: "seed 002 (Liu, Xia & Zhou 2013) §3, Algorithm 1, eq. 16-23", MaxDims: "C−1 (unsupervised: the dimensions asked for)",
-		Values: "eigenvalues λ of the SR graph problem W·y = λ·D·y (eq. 2) for the responses of the final kernel weights, largest first (1 for every class response of a supervised graph)",
+		Values: "by the default regression route, the eigenvalues λ ≤ 1 of the SR graph problem W·y = λ·D·y (eq. 2) for the responses of the final kernel weights, largest first (1 for every class response of a supervised graph); with solver=dense or ritz=true, the values of the regularised graph-embedding problem the directions solve (eq. 19), largest first, not bounded by 1",
 	})
 }

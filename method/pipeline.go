@@ -237,7 +237,9 @@ const TransformChunk = 1000
 // kernel model holds TransformChunk × N kernel values at a time instead
 // of n × N, and ctx's progress reporter (progress.With) hears the share
 // of rows mapped when there are at least progress.MinOrder of them. The
-// result is Transform's, bit for bit (each row is mapped alone).
+// result is Transform's (each row is mapped alone): bit for bit in the
+// pure-Go build, to rounding in the openblas build, whose products sum
+// in an order that depends on the chunk's shape.
 func (p *Pipeline) TransformContext(ctx context.Context, x *mat.Dense) (*mat.Dense, error) {
 	var m *progress.Meter
 	if x != nil {
@@ -248,10 +250,12 @@ func (p *Pipeline) TransformContext(ctx context.Context, x *mat.Dense) (*mat.Den
 
 // TransformChunked is Transform of x chunk rows at a time, calling
 // done(rows mapped, rows) after each chunk (done may be nil) and
-// returning ctx's error when it is cancelled between chunks. An error of
-// a later chunk is Transform's error of the whole x, so that the row it
-// names is counted from x's first (x is then transformed whole once
-// more to find it).
+// returning ctx's error when it is cancelled between chunks. In an error
+// of a later chunk, the row of a value that is not finite (in x, under
+// the preprocessing, or in the embedding: *data.NonFiniteError) is
+// counted from x's first; any other error says which rows the chunk
+// held, the rows it names counted from the chunk's first (finding them
+// in x would take the whole transform the chunks avoid).
 func (p *Pipeline) TransformChunked(ctx context.Context, x *mat.Dense, chunk int, done func(mapped, n int)) (*mat.Dense, error) {
 	if ctx == nil {
 		ctx = context.Background()
@@ -280,10 +284,16 @@ func (p *Pipeline) TransformChunked(ctx context.Context, x *mat.Dense, chunk int
 		j := min(i+chunk, n)
 		zi, err := p.Transform(x.Slice(i, j, 0, c).(*mat.Dense))
 		if err != nil {
-			if i > 0 {
-				if _, whole := p.Transform(x); whole != nil {
-					return nil, whole
-				}
+			var nf *data.NonFiniteError
+			var se *scaledError
+			switch {
+			case i == 0:
+			case errors.As(err, &nf):
+				err = renumber(err, nf, &nf.Row, i)
+			case errors.As(err, &se):
+				err = renumber(err, se, &se.Row, i)
+			default:
+				err = fmt.Errorf("rows %d to %d, the row numbers below counted from row %d: %w", i+1, j, i+1, err)
 			}
 			return nil, err
 		}
@@ -310,13 +320,46 @@ func scaledFinite(raw, scaled *mat.Dense, spec string) error {
 			if !math.IsNaN(v) && !math.IsInf(v, 0) {
 				continue
 			}
-			if c == rc {
-				return fmt.Errorf("row %d, column %d: the value %g leaves the floating-point range under the saved preprocessing (%s); it is far outside the training rows' range", i+1, j+1, raw.At(i, j), spec)
-			}
-			return fmt.Errorf("row %d: its preprocessed value %d leaves the floating-point range under the saved preprocessing (%s)", i+1, j+1, spec)
+			return &scaledError{Row: i + 1, Col: j + 1, Raw: raw.At(i, min(j, rc-1)), Spec: spec, Same: c == rc}
 		}
 	}
 	return nil
+}
+
+// renumber adds off to *row, the row of inner, an error in err's chain
+// made for this chunk alone, and returns err with its text rewritten to
+// match (the wrappers above inner fixed their text when they were made).
+func renumber(err error, inner error, row *int, off int) error {
+	was := inner.Error()
+	*row += off
+	return &renumbered{msg: strings.Replace(err.Error(), was, inner.Error(), 1), err: err}
+}
+
+// renumbered is an error whose text is msg and whose chain is err's.
+type renumbered struct {
+	msg string
+	err error
+}
+
+func (e *renumbered) Error() string { return e.msg }
+func (e *renumbered) Unwrap() error { return e.err }
+
+// scaledError is scaledFinite's error: row Row (1-based; TransformChunked
+// counts it from x's first) has a value that leaves the floating-point
+// range under the preprocessing Spec, column Col of the raw rows (Raw)
+// when the preprocessing keeps the columns (Same), else of its output.
+type scaledError struct {
+	Row, Col int
+	Raw      float64
+	Spec     string
+	Same     bool
+}
+
+func (e *scaledError) Error() string {
+	if e.Same {
+		return fmt.Sprintf("row %d, column %d: the value %g leaves the floating-point range under the saved preprocessing (%s); it is far outside the training rows' range", e.Row, e.Col, e.Raw, e.Spec)
+	}
+	return fmt.Sprintf("row %d: its preprocessed value %d leaves the floating-point range under the saved preprocessing (%s)", e.Row, e.Col, e.Spec)
 }
 
 // CheckFeatureNames returns an error when names, the columns of data to

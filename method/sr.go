@@ -219,12 +219,12 @@ func init() {
 		Name: "sr", Title: "Spectral regression", Family: "spectral regression",
 		Supervision: "supervised, semi-supervised or unsupervised", Space: "linear",
 		Paper: "seed 002 (Liu, Xia & Zhou 2013) §2.1, eq. 1-4", MaxDims: "C−1 (unsupervised: the dimensions asked for)",
-		Values: "eigenvalues λ of the SR graph problem W·y = λ·D·y (eq. 2) for the responses the directions fit, largest first (1 for every class response of a supervised graph)",
+		Values: "by the default regression route, the eigenvalues λ ≤ 1 of the SR graph problem W·y = λ·D·y (eq. 2) for the responses the directions fit, largest first (1 for every class response of a supervised graph); with solver=dense or ritz=true, the values of the regularised graph-embedding problem the directions solve (eq. 19), largest first, not bounded by 1",
 	})
 	Register[KSR](Info{
 		Name: "ksr", Title: "Kernel spectral regression", Family: "spectral regression",
 		Supervision: "supervised, semi-supervised or unsupervised", Space: "kernel",
 		Paper: "seed 002 (Liu, Xia & Zhou 2013) §2.1, eq. 5-7", MaxDims: "C−1 (unsupervised: the dimensions asked for)",
-		Values: "eigenvalues λ of the SR graph problem W·y = λ·D·y (eq. 2) for the responses the directions fit, largest first (1 for every class response of a supervised graph)",
+		Values: "by the default regression route, the eigenvalues λ ≤ 1 of the SR graph problem W·y = λ·D·y (eq. 2) for the responses the directions fit, largest first (1 for every class response of a supervised graph); with solver=dense or ritz=true, the values of the regularised graph-embedding problem the directions solve (eq. 19), largest first, not bounded by 1",
 	})
 }

@@ -17,12 +17,27 @@ import (
 func TestValuesDescribed(t *testing.T) {
 	x, y := paramsData(t)
 	n, _ := x.Dims()
+	type fit struct {
+		info   Info
+		params map[string]string
+	}
+	var fits []fit
 	for _, info := range All() {
+		fits = append(fits, fit{info, nil})
+		switch info.Name { // the other routes the text names
+		case "sr", "ksr", "mklsr":
+			fits = append(fits, fit{info, map[string]string{"solver": "dense"}}, fit{info, map[string]string{"ritz": "true"}})
+		case "mie0", "bere0", "kmie0", "kbere0":
+			fits = append(fits, fit{info, map[string]string{"mstep": "ratio"}})
+		}
+	}
+	for _, f := range fits {
+		info := f.info
 		if info.Values == "" {
 			t.Errorf("%s: Info.Values is empty", info.Name)
 			continue
 		}
-		m, err := New(info.Name, nil)
+		m, err := New(info.Name, f.params)
 		if err != nil {
 			t.Fatal(err)
 		}

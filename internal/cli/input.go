@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/dimred/dimred/data"
@@ -18,16 +17,16 @@ type dataFlags struct {
 	weights                                          string
 	nominal, labels, matFea, matGnd, matSamples, sep string
 	npzX, npzY, unlabelledMark                       string
-	noLabels, noHeader                               bool
-	zeroBased                                        givenBool
+	noLabels, noHeader, zeroBased                    bool
 	zeroBasedDefault                                 bool // the model's training file was zero-based (libsvmWidth)
 	features                                         int
 
-	e *env // its stderr gets the reader's notes (data.Dataset.Notes)
+	e  *env          // its stderr gets the reader's notes (data.Dataset.Notes)
+	fs *flag.FlagSet // the command's flags (flagGiven: --zero-based=false)
 }
 
 func addDataFlags(e *env, fs *flag.FlagSet) *dataFlags {
-	d := &dataFlags{e: e}
+	d := &dataFlags{e: e, fs: fs}
 	fs.StringVar(&d.input, "i", "", "input data: a file (.csv .tsv .libsvm .arff .npy .npz .mat, optionally .gz), builtin:NAME, or - for standard input (transform, convert; CSV unless --format-in)")
 	fs.StringVar(&d.format, "format-in", "", "input format, overriding the extension: csv, tsv, libsvm, arff, npy, npz, mat")
 	fs.StringVar(&d.labelCol, "label-col", "", "CSV label column, by name or 1-based index (default: the column named label, labels, class, target or gnd, in any case, else the last)")
@@ -47,7 +46,7 @@ func addDataFlags(e *env, fs *flag.FlagSet) *dataFlags {
 	fs.StringVar(&d.unlabelledMark, "unlabelled", "", "a label that marks a row without a label, besides an empty one, ? and NaN: -1 for scikit-learn's semi-supervised convention (matched by value: -1.0 too)")
 	fs.BoolVar(&d.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&d.features, "features", 0, "LIBSVM: the number of features (0: the largest index in the file)")
-	fs.Var(&d.zeroBased, "zero-based", "LIBSVM: indices start at 0 (scikit-learn's default; without it a file with an index 0 is read so, except with --stream, and so is a file of new rows for a model fitted on a zero-based file unless its header says one-based; --zero-based=false reads such a file one-based)")
+	fs.BoolVar(&d.zeroBased, "zero-based", false, "LIBSVM: indices start at 0 (scikit-learn's default; without it a file with an index 0 is read so, except with --stream, and so is a file of new rows for a model fitted on a zero-based file unless its header says one-based; --zero-based=false reads such a file one-based when it has no index 0)")
 	return d
 }
 
@@ -56,7 +55,7 @@ func (d *dataFlags) options() (data.Options, error) {
 	opt := data.Options{
 		Format: d.format, NoLabels: d.noLabels, LabelColumn: d.labelCol, ClassAttr: d.classAttr,
 		Missing: d.missing, Weights: d.weights, Nominal: d.nominal, LabelsFile: d.labels, NoHeader: d.noHeader,
-		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features, ZeroBased: d.zeroBased.v, ZeroBasedDefault: d.zeroBasedDefault,
+		MatFeatures: d.matFea, MatLabels: d.matGnd, MatSamples: d.matSamples, NumFeatures: d.features, ZeroBased: d.zeroBased, ZeroBasedDefault: d.zeroBasedDefault,
 		NPZFeatures: d.npzX, NPZLabels: d.npzY, Unlabelled: strings.TrimSpace(d.unlabelledMark),
 	}
 	if d.noLabels && (d.labelCol != "" || d.classAttr != "" || d.labels != "" || d.unlabelledMark != "") {
@@ -209,25 +208,3 @@ func runDatasets(e *env, args []string) error {
 	}
 	return nil
 }
-
-// givenBool is a boolean flag that remembers whether it was given, so
-// that --zero-based=false can overrule what a model implies.
-type givenBool struct{ v, set bool }
-
-func (b *givenBool) String() string {
-	if b == nil {
-		return "false"
-	}
-	return strconv.FormatBool(b.v)
-}
-
-func (b *givenBool) Set(s string) error {
-	v, err := strconv.ParseBool(s)
-	if err != nil {
-		return err
-	}
-	b.v, b.set = v, true
-	return nil
-}
-
-func (b *givenBool) IsBoolFlag() bool { return true }

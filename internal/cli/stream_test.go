@@ -564,6 +564,19 @@ func TestLIBSVMZeroBasedModel(t *testing.T) {
 	if st, _, errs := run(t, "transform", "--model", model, "-i", conv, "-o", filepath.Join(dir, "c.csv")); st == 0 || !strings.Contains(errs, "the model was fitted on a zero-based LIBSVM file; --zero-based=false reads this one one-based") {
 		t.Errorf("one-based file through a zero-based model: status %d, %s", st, errs)
 	}
+	// A file with an index 0 is zero-based whatever the flags say, and
+	// the error says so (the review: it named --zero-based=false, which
+	// cannot help).
+	idx0 := filepath.Join(dir, "idx0.svm")
+	if err := os.WriteFile(idx0, []byte("1 0:1 4:2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--zero-based=false"}} {
+		args := append([]string{"transform", "--model", model, "-i", idx0, "-o", filepath.Join(dir, "c.csv")}, extra...)
+		if st, _, errs := run(t, args...); st == 0 || !strings.Contains(errs, "(zero-based: the file has an index 0)") {
+			t.Errorf("index 0 %v: status %d, %s", extra, st, errs)
+		}
+	}
 }
 
 // Binary LIBSVM labels ±1 stream through transform as without --stream

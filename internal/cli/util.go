@@ -98,7 +98,7 @@ func (d *dataFlags) libsvmWidth(p *method.Pipeline) {
 			d.features = p.Features
 		}
 		switch {
-		case d.zeroBased.set || d.e == nil: // the user's word, either way
+		case d.e == nil || flagGiven(d.fs, "zero-based"): // the user's word, either way
 		case p.LIBSVMZeroBased:
 			d.zeroBasedDefault = true
 			fmt.Fprintf(d.e.stderr, "dimred: note: %s is read zero-based (index 0 is the first feature), as the model's training file was, unless its header comment says one-based; --zero-based=false reads it one-based\n", d.input)

@@ -78,18 +78,7 @@ func TestFitChecksShards(t *testing.T) {
 	// The good shards fit, into a directory made for the model, and the
 	// model keeps their feature names.
 	model = filepath.Join(out, "new", "m.json")
-	if err := runFit(t, FitConfig{Input: glob(good), Method: "lda", Model: model}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(model)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pipe, err := method.LoadPipeline(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pipe := fitPipeline(t, FitConfig{Input: glob(good), Method: "lda", Model: model})
 	if !slices.Equal(pipe.FeatureNames, header) {
 		t.Errorf("model feature names %v, want the shards' header %v", pipe.FeatureNames, header)
 	}

@@ -77,6 +77,25 @@ func runFit(t *testing.T, cfg FitConfig) error {
 	return Run(context.Background(), p)
 }
 
+// fitPipeline runs the fit of cfg and loads the pipeline it wrote to
+// cfg.Model.
+func fitPipeline(t *testing.T, cfg FitConfig) *method.Pipeline {
+	t.Helper()
+	if err := runFit(t, cfg); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(cfg.Model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	pipe, err := method.LoadPipeline(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pipe
+}
+
 func loadModelFile(t *testing.T, path string) *method.Fitted {
 	t.Helper()
 	f, err := os.Open(path)

@@ -201,17 +201,9 @@ func TestTransformZeroBasedLIBSVMModel(t *testing.T) {
 	}
 	modelPath := filepath.Join(dir, "pca.json")
 	in := Input{Glob: filepath.Join(dir, "s.libsvm"), Options: data.Options{ZeroBased: true, NumFeatures: 4}}
-	if err := runFit(t, FitConfig{Input: in, Method: "pca", Model: modelPath}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(modelPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pipe, err := method.LoadPipeline(f)
-	if err != nil || !pipe.LIBSVMZeroBased {
-		t.Fatalf("the model does not record zero-based shards: %v", err)
+	pipe := fitPipeline(t, FitConfig{Input: in, Method: "pca", Model: modelPath})
+	if !pipe.LIBSVMZeroBased {
+		t.Fatal("the model does not record zero-based shards")
 	}
 	out := filepath.Join(dir, "out")
 	if err := os.Mkdir(out, 0o755); err != nil {
@@ -264,17 +256,9 @@ func TestFitZeroBasedHeaderRecorded(t *testing.T) {
 		}
 	}
 	modelPath := filepath.Join(dir, "pca.json")
-	if err := runFit(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "train.libsvm")}, Method: "pca", Model: modelPath}); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(modelPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	pipe, err := method.LoadPipeline(f)
-	if err != nil || !pipe.LIBSVMZeroBased {
-		t.Fatalf("header-declared zero-based shards are not recorded: %v", err)
+	pipe := fitPipeline(t, FitConfig{Input: Input{Glob: filepath.Join(dir, "train.libsvm")}, Method: "pca", Model: modelPath})
+	if !pipe.LIBSVMZeroBased {
+		t.Fatal("header-declared zero-based shards are not recorded")
 	}
 	for _, c := range []struct {
 		shard string

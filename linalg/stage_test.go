@@ -193,17 +193,30 @@ func TestDivideAndConquerProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	samePairs(t, vals, vecs, want, wvecs)
-	if log.count(dc) < 5 {
-		t.Errorf("%d divide-and-conquer lines, want ≥ 5:\n%s", log.count(dc), strings.Join(log.lines, "\n"))
+	cut, err := meteredThenCancelled(t, &log, dc, func(ctx context.Context) error {
+		_, _, err := SymEigContext(ctx, a, 0, Largest)
+		return err
+	})
+	if !errors.Is(err, context.Canceled) || cut.count("back-transformation") != 0 || cut.count(dc) != 1 {
+		t.Errorf("cancelled in the divide and conquer: error %v, lines\n%s", err, strings.Join(cut.lines, "\n"))
+	}
+}
+
+// meteredThenCancelled checks the lines of a metered run (log, at least
+// five of part, in increasing percentages), then runs run again under a
+// context cancelled at the first line of part and returns its error and
+// lines.
+func meteredThenCancelled(t *testing.T, log *lineLog, part string, run func(ctx context.Context) error) (*lineLog, error) {
+	t.Helper()
+	if log.count(part) < 5 {
+		t.Errorf("%d lines of %q, want ≥ 5:\n%s", log.count(part), part, strings.Join(log.lines, "\n"))
 	}
 	increasing(t, log.lines)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	log = lineLog{at: dc, cancel: cancel}
-	_, _, err = SymEigContext(progress.With(ctx, log.add), a, 0, Largest)
-	if !errors.Is(err, context.Canceled) || log.count("back-transformation") != 0 || log.count(dc) != 1 {
-		t.Errorf("cancelled in the divide and conquer: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
-	}
+	cut := &lineLog{at: part, cancel: cancel}
+	err := run(progress.With(ctx, cut.add))
+	return cut, err
 }
 
 // Once the context is cancelled, the divide and conquer splits no block
@@ -502,15 +515,11 @@ func TestCholeskySolverProgressAndCancel(t *testing.T) {
 	if !mat.Equal(x, want) {
 		t.Error("the solution with a reporter differs from the one without")
 	}
-	if log.count(part) < 5 {
-		t.Errorf("%d factorization lines, want ≥ 5:\n%s", log.count(part), strings.Join(log.lines, "\n"))
-	}
-	increasing(t, log.lines)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	log = lineLog{at: part, cancel: cancel}
-	_, _, err = CholeskySolver{}.Solve(progress.With(ctx, log.add), op, rhs)
-	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "Cholesky solve of order 2000 stopped") || log.count(part) != 1 {
-		t.Errorf("cancelled in the factorization: error %v, lines\n%s", err, strings.Join(log.lines, "\n"))
+	cut, err := meteredThenCancelled(t, &log, part, func(ctx context.Context) error {
+		_, _, err := CholeskySolver{}.Solve(ctx, op, rhs)
+		return err
+	})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "Cholesky solve of order 2000 stopped") || cut.count(part) != 1 {
+		t.Errorf("cancelled in the factorization: error %v, lines\n%s", err, strings.Join(cut.lines, "\n"))
 	}
 }

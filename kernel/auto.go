@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -53,6 +54,13 @@ func (k Kernel) isRBF() bool {
 // the training rows x give (MedianDistance × AutoWidthFactor); a kernel
 // without one is returned unchanged.
 func (k Kernel) Resolve(x *mat.Dense) (Kernel, error) {
+	return k.ResolveContext(context.Background(), x)
+}
+
+// ResolveContext is Resolve that stops between blocks of the distances
+// when ctx is cancelled (about 0.4 s at 5 000 × 784 rows), returning
+// ctx's error.
+func (k Kernel) ResolveContext(ctx context.Context, x *mat.Dense) (Kernel, error) {
 	if !k.IsAuto() {
 		return k, nil
 	}
@@ -61,13 +69,16 @@ func (k Kernel) Resolve(x *mat.Dense) (Kernel, error) {
 		out.Terms = make([]Kernel, len(k.Terms))
 		for i, t := range k.Terms {
 			var err error
-			if out.Terms[i], err = t.Resolve(x); err != nil {
+			if out.Terms[i], err = t.ResolveContext(ctx, x); err != nil {
 				return k, err
 			}
 		}
 		return out, nil
 	}
-	med, err := MedianDistance(x, AutoWidthSample)
+	med, err := medianDistance(ctx, x, AutoWidthSample)
+	if cerr := ctx.Err(); cerr != nil {
+		return k, cerr
+	}
 	if errors.Is(err, errAllEqual) {
 		// Every width gives the same Gram matrix (all ones): σ = 1, and
 		// the method reports the degenerate data in its own words.
@@ -91,6 +102,12 @@ func (k Kernel) Resolve(x *mat.Dense) (Kernel, error) {
 // value (or an error wrapping errAllEqual when every sampled row is the
 // same).
 func MedianDistance(x *mat.Dense, sample int) (float64, error) {
+	return medianDistance(context.Background(), x, sample)
+}
+
+// medianDistance is MedianDistance whose blocks are skipped once ctx is
+// cancelled (the caller then returns ctx's error).
+func medianDistance(ctx context.Context, x *mat.Dense, sample int) (float64, error) {
 	n, _ := x.Dims()
 	if n < 2 {
 		return 0, fmt.Errorf("need at least 2 rows to measure distances, got %d", n)
@@ -118,6 +135,9 @@ func MedianDistance(x *mat.Dense, sample int) (float64, error) {
 	par.Blocks(m, block, func(lo, hi int) {
 		b := lo / block
 		bad[b] = [2]int{-1, -1}
+		if ctx.Err() != nil {
+			return
+		}
 		var dist []float64
 		for a := lo; a < hi; a++ {
 			i := rows[a]
@@ -142,6 +162,9 @@ func MedianDistance(x *mat.Dense, sample int) (float64, error) {
 		}
 		parts[b] = dist
 	})
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	zeros := 0
 	dist := make([]float64, 0, m*(m-1)/2)
 	for b := range parts {

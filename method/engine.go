@@ -128,7 +128,7 @@ func (s KernelSpace) preparePCA(ctx context.Context, name string, k kernel.Kerne
 func (s KernelSpace) prepare(ctx context.Context, name string, k kernel.Kernel, z *mat.Dense) (*embed.Prepared, error) {
 	if s.Kind != SpacePrecomputed {
 		var err error
-		if k, err = k.Resolve(z); err != nil {
+		if k, err = k.ResolveContext(ctx, z); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}

@@ -392,8 +392,9 @@ func errLIBSVMNoFeatures(name string) error {
 // scikit-learn read labels as numbers), else the class index 0..C−1
 // (LIBSVMNumericNames tells which; the caller should give the mapping).
 // ReadLIBSVM reads it back as d (the features named f1, f2, …; classes
-// that went out as their indices come back named by them). LIBSVM has no unlabelled rows: data without
-// labels, or with an unlabelled row, is refused.
+// that went out as their indices come back named by them). LIBSVM has no
+// unlabelled rows: data without labels, or with an unlabelled row, is
+// refused.
 func WriteLIBSVM(w io.Writer, d *Dataset) error {
 	if d == nil || d.X == nil || d.X.IsEmpty() {
 		return fmt.Errorf("WriteLIBSVM: no data")

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -20,11 +21,8 @@ var OutputFormats = []string{"csv", "tsv", "npy", "npz", "mat", "libsvm"}
 // optionally followed by .gz.
 func OutputFormat(path string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(strings.TrimSuffix(strings.ToLower(path), ".gz")))
-	switch ext {
-	case ".csv", ".tsv", ".npy", ".npz", ".mat":
-		return ext[1:], nil
-	case ".libsvm", ".svm", ".svmlight":
-		return "libsvm", nil
+	if f, ok := formatByExt[ext]; ok && slices.Contains(OutputFormats, f) { // the readers' extensions, but ARFF
+		return f, nil
 	}
 	return "", fmt.Errorf("output %s: unknown extension %q; want .csv, .tsv, .npy, .npz, .mat or .libsvm (.svm, .svmlight), optionally followed by .gz", path, ext)
 }
